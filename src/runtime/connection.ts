@@ -1,0 +1,394 @@
+import { ErrorCode, RpcError, cancelledError, errorText } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { decodeLine } from "../wire/decode.ts";
+import { FrameEncodeError, encodeFrame } from "../wire/encode.ts";
+import type { FrameWriter } from "../wire/frame-writer.ts";
+import { type RequestId, idKey, readId, showId, wireId } from "../wire/ids.ts";
+import { readInteger } from "../wire/json.ts";
+import type { SplitEvent } from "../wire/line-splitter.ts";
+import { CancellationToken } from "./cancellation.ts";
+import { HostRequests } from "./host-requests.ts";
+import { type Session, negotiate } from "./initialize.ts";
+import { METHODS, type MethodEnv, lookupRegisteredTool } from "./methods.ts";
+import type { LifecycleMethod, Registry, ToolEntry } from "./registry.ts";
+import { isObject } from "./results.ts";
+import { Scheduler } from "./scheduler.ts";
+import { runInScope } from "./scope.ts";
+import type { HandlerContext, JsonObject } from "./types.ts";
+
+export interface ConnectionOptions {
+  registry: Registry;
+  logger: Logger;
+  writer: FrameWriter;
+  maxMessageBytes: number;
+  maxPendingRequests: number;
+  maxConcurrentRequests: number;
+  supportedFeatures: ReadonlySet<string>;
+  shutdownTimeoutMs: number;
+  cancellationGraceMs: number;
+  /** Called once, after the last frame was flushed: the process should end (status 0). */
+  onStop(): void;
+}
+
+/** An admitted host request, from admission until its one reply is handed to the writer. */
+interface ActiveRequest {
+  id: RequestId;
+  key: string;
+  method: string;
+  params: unknown;
+  token: CancellationToken;
+  settled: boolean;
+}
+
+type Outcome = { result: unknown } | { error: RpcError };
+
+const JSONRPC = "2.0";
+
+/**
+ * One protocol session over stdin/stdout: routes every decoded frame (spec
+ * §8.3), runs admitted requests on the worker pool, writes exactly one reply
+ * per request, and drains on shutdown or EOF (spec §1.7, §8.8).
+ * Routing is synchronous: the reader never runs or waits for handler code.
+ */
+export class Connection {
+  private state: "uninitialized" | "ready" | "draining" | "stopped" = "uninitialized";
+  private sessionInfo: Session | undefined;
+  private readonly active = new Map<string, ActiveRequest>();
+  private readonly scheduler: Scheduler;
+  private hostRequestsImpl: HostRequests | undefined;
+  private shutdownDone: Promise<void> | undefined;
+  private stopped = false;
+  /** Replaces tool lookup once dynamic catalogs are negotiated (API 0.2). */
+  toolLookup: ((params: JsonObject) => ToolEntry) | undefined;
+
+  constructor(private readonly options: ConnectionOptions) {
+    this.scheduler = new Scheduler(1, options.maxPendingRequests);
+  }
+
+  get session(): Session | undefined {
+    return this.sessionInfo;
+  }
+
+  get initialized(): boolean {
+    return this.sessionInfo !== undefined;
+  }
+
+  get draining(): boolean {
+    return this.state === "draining" || this.state === "stopped";
+  }
+
+  /** Extension→host requests; exists once initialized. */
+  get hostRequests(): HostRequests | undefined {
+    return this.hostRequestsImpl;
+  }
+
+  /** Is `id` a host request that is admitted and not yet answered? */
+  isActive(id: RequestId): boolean {
+    const request = this.active.get(idKey(id));
+    return request !== undefined && !request.settled;
+  }
+
+  /** Cancellation token of an active host request. */
+  tokenOf(id: RequestId): CancellationToken | undefined {
+    return this.active.get(idKey(id))?.token;
+  }
+
+  // ---- inbound -----------------------------------------------------------
+
+  /** Handle one event from the line splitter. */
+  receive(event: SplitEvent): void {
+    if (event.kind === "oversize") {
+      this.rejectInput(ErrorCode.ParseError, `JSON-RPC message exceeds ${this.options.maxMessageBytes} bytes`);
+      return;
+    }
+    const decoded = decodeLine(event.bytes);
+    if (decoded.ok === "blank") return;
+    if (decoded.ok === false) {
+      this.rejectInput(ErrorCode.ParseError, decoded.message);
+      return;
+    }
+    this.route(decoded.value);
+  }
+
+  private route(value: unknown): void {
+    if (!isObject(value)) return this.rejectInput(ErrorCode.InvalidRequest, "JSON-RPC message must be an object");
+    if (value.jsonrpc !== JSONRPC) return this.rejectInput(ErrorCode.InvalidRequest, "JSON-RPC message must set jsonrpc to 2.0");
+    const id = readId(value);
+    const echo = id.kind === "valid" ? wireId(id.id) : id.kind === "invalid" ? id.echo : null;
+    if (!("method" in value)) {
+      if (id.kind !== "absent" && ("result" in value || "error" in value)) return this.routeResponse(value, id);
+      return this.rejectInput(ErrorCode.InvalidRequest, "invalid JSON-RPC request", echo);
+    }
+    const method = value.method;
+    if (typeof method !== "string" || method === "") {
+      return this.rejectInput(ErrorCode.InvalidRequest, "method must be a string", echo);
+    }
+    const params = value.params;
+    if (id.kind === "absent") return this.routeNotification(method, params);
+    if (id.kind === "invalid") {
+      return this.rejectInput(ErrorCode.InvalidRequest, "JSON-RPC id must be an integer or string", echo);
+    }
+    this.routeRequest(id.id, method, params);
+  }
+
+  private routeResponse(message: JsonObject, id: ReturnType<typeof readId>): void {
+    if (id.kind !== "valid") {
+      this.options.logger.warning("ignored response with invalid id");
+      return;
+    }
+    if (!this.hostRequestsImpl?.settle(id.id, message)) {
+      this.options.logger.warning("ignored late or unknown response", { response_id: showId(id.id) });
+    }
+  }
+
+  private routeNotification(method: string, params: unknown): void {
+    const logger = this.options.logger;
+    if (method === "initialize") return logger.warning("ignored initialize notification");
+    if (method === "shutdown") return logger.warning("ignored shutdown notification");
+    if (method === "$/cancelRequest") return this.cancelFromHost(params);
+    if (this.state === "uninitialized" || this.draining) return;
+    if (this.isLifecycleMethod(method)) return this.runLifecycle(method as LifecycleMethod, params);
+    logger.warning("ignored unknown notification", { method });
+  }
+
+  private routeRequest(id: RequestId, method: string, params: unknown): void {
+    if (method === "initialize") return this.initialize(id, params);
+    if (method === "$/cancelRequest") {
+      this.cancelFromHost(params);
+      return void this.writeReply(id, { result: {} });
+    }
+    if (method === "shutdown") return this.beginShutdown(id, params);
+    if (this.state === "uninitialized") {
+      return void this.writeReply(id, { error: new RpcError(ErrorCode.InvalidRequest, "initialize must be the first request") });
+    }
+    if (this.draining) {
+      return void this.writeReply(id, { error: new RpcError(ErrorCode.ServerError, "extension is draining") });
+    }
+    if (!this.scheduler.admit()) {
+      return void this.writeReply(id, { error: new RpcError(ErrorCode.ServerError, "extension request queue is full") });
+    }
+    const key = idKey(id);
+    if (this.active.has(key)) {
+      this.scheduler.release();
+      return void this.writeReply(id, { error: new RpcError(ErrorCode.InvalidRequest, "duplicate active request id") });
+    }
+    const request: ActiveRequest = { id, key, method, params, token: new CancellationToken(), settled: false };
+    this.active.set(key, request);
+    this.scheduler.run(() => this.execute(request));
+  }
+
+  // ---- initialize ----------------------------------------------------------
+
+  private initialize(id: RequestId, params: unknown): void {
+    if (this.state !== "uninitialized") {
+      return void this.writeReply(id, { error: new RpcError(ErrorCode.InvalidRequest, "initialize must be the first request") });
+    }
+    let negotiated: ReturnType<typeof negotiate>;
+    try {
+      negotiated = negotiate(params, this.options.registry, {
+        maxConcurrentRequests: this.options.maxConcurrentRequests,
+        supportedFeatures: this.options.supportedFeatures,
+      });
+    } catch (error) {
+      const rpc = error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError, errorText(error));
+      this.options.logger.error("initialize failed", { code: rpc.code, error: rpc.message });
+      return void this.writeReply(id, { error: rpc });
+    }
+    const { result, session } = negotiated;
+    this.hostRequestsImpl = new HostRequests(session.api, this.options.writer, this.options.logger, this.options.maxMessageBytes);
+    // The reply is queued before the state changes, so nothing can precede it.
+    void this.writeReply(id, { result });
+    this.sessionInfo = session;
+    this.state = "ready";
+    this.scheduler.setConcurrency(session.concurrency);
+  }
+
+  // ---- request execution --------------------------------------------------
+
+  private async execute(request: ActiveRequest): Promise<void> {
+    if (request.settled) return;
+    if (request.token.cancelled) return this.settle(request, { error: cancelledError(request.token.reason!) });
+    const method = METHODS[request.method];
+    let outcome: Outcome;
+    if (!method) {
+      outcome = { error: new RpcError(ErrorCode.MethodNotFound, `unknown method: ${request.method}`) };
+    } else {
+      const ctx = this.handlerContext(request);
+      try {
+        outcome = { result: await runInScope({ id: request.id, method: request.method, token: request.token }, () => method(this.methodEnv(), request.params, ctx)) };
+      } catch (error) {
+        outcome = { error: error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError, "internal error") };
+        if (!(error instanceof RpcError)) {
+          this.options.logger.error("request handler failed", { method: request.method, error: errorText(error) });
+        }
+      }
+    }
+    // A cancel seen before the outcome is committed wins (spec §8.5).
+    if (request.token.cancelled) outcome = { error: cancelledError(request.token.reason!) };
+    if ("error" in outcome && outcome.error.code !== ErrorCode.RequestCancelled) {
+      this.options.logger.error("request failed", { method: request.method, code: outcome.error.code, error: outcome.error.message });
+    }
+    this.settle(request, outcome);
+  }
+
+  private handlerContext(request: ActiveRequest): HandlerContext {
+    const params = request.params;
+    const context = isObject(params) && isObject(params.context) ? params.context : {};
+    return { context, requestId: request.id, method: request.method, cancellation: request.token, signal: request.token.signal };
+  }
+
+  private methodEnv(): MethodEnv {
+    const registry = this.options.registry;
+    return {
+      registry,
+      session: this.sessionInfo!,
+      logger: this.options.logger,
+      lookupTool: this.toolLookup ?? ((params) => lookupRegisteredTool(registry, params)),
+    };
+  }
+
+  /** Commit the one reply of `request` and free its admission slot. */
+  private settle(request: ActiveRequest, outcome: Outcome): void {
+    if (request.settled) return;
+    request.settled = true;
+    this.active.delete(request.key);
+    void this.writeReply(request.id, outcome);
+    this.scheduler.release();
+  }
+
+  /** Encode and queue a reply; an unencodable result becomes `-32603` (never `-32800`). */
+  private writeReply(id: RequestId, outcome: Outcome): Promise<void> {
+    const frame: JsonObject = { jsonrpc: JSONRPC, id: wireId(id) };
+    if ("result" in outcome) frame.result = outcome.result;
+    else frame.error = outcome.error.toJSON();
+    let line: string;
+    try {
+      line = encodeFrame(frame, this.options.maxMessageBytes);
+    } catch (error) {
+      const message = error instanceof FrameEncodeError ? error.message : `cannot serialize JSON-RPC message: ${errorText(error)}`;
+      this.options.logger.error("request failed", { code: ErrorCode.InternalError, error: message });
+      line = encodeFrame({ jsonrpc: JSONRPC, id: wireId(id), error: { code: ErrorCode.InternalError, message } }, this.options.maxMessageBytes);
+    }
+    return this.options.writer.write(line).catch(() => undefined);
+  }
+
+  /** Answer input the runtime cannot route (error replies with `id` null unless echoed). */
+  private rejectInput(code: number, message: string, echo: unknown = null): void {
+    this.options.logger.error("invalid protocol input", { code, error: message });
+    const frame = { jsonrpc: JSONRPC, id: echo, error: { code, message } };
+    void this.options.writer.write(encodeFrame(frame, this.options.maxMessageBytes)).catch(() => undefined);
+  }
+
+  // ---- cancellation ----------------------------------------------------------
+
+  private cancelFromHost(params: unknown): void {
+    const logger = this.options.logger;
+    if (!isObject(params) || !("id" in params)) return logger.warning("ignored malformed cancellation");
+    const target = readId(params);
+    if (target.kind !== "valid") return logger.warning("ignored cancellation with invalid id");
+    const reason = params.reason === undefined || params.reason === null ? "cancelled" : String(params.reason);
+    const request = this.active.get(idKey(target.id));
+    if (request && !request.settled) {
+      request.token.cancel(reason);
+      return;
+    }
+    this.hostRequestsImpl?.cancel(target.id, reason);
+  }
+
+  // ---- lifecycle notifications (API 0.2) ------------------------------------
+
+  private isLifecycleMethod(method: string): boolean {
+    return /^(session|turn|tool)\/(started|settled)$/.test(method);
+  }
+
+  private runLifecycle(method: LifecycleMethod, params: unknown): void {
+    const logger = this.options.logger;
+    const session = this.sessionInfo!;
+    const handler = this.options.registry.lifecycle.get(method);
+    if (!session.features.has("lifecycle_events") || !handler || !session.lifecycleEvents.includes(method)) {
+      return logger.warning("ignored unnegotiated lifecycle event", { method });
+    }
+    if (!this.scheduler.admit()) return logger.warning("dropped lifecycle event because request queue is full", { method });
+    this.scheduler.run(async () => {
+      try {
+        await handler(isObject(params) ? params : {});
+      } catch (error) {
+        logger.error("lifecycle handler failed", { method, error: errorText(error) });
+      } finally {
+        this.scheduler.release();
+      }
+    });
+  }
+
+  // ---- shutdown and EOF ------------------------------------------------------
+
+  private beginShutdown(id: RequestId, params: unknown): void {
+    if (this.state === "uninitialized") {
+      return void this.writeReply(id, { error: new RpcError(ErrorCode.InvalidRequest, "initialize must be the first request") });
+    }
+    if (this.draining) {
+      return void this.writeReply(id, { error: new RpcError(ErrorCode.ServerError, "extension is already draining") });
+    }
+    this.state = "draining";
+    let budget = this.options.shutdownTimeoutMs;
+    if (isObject(params) && typeof params.drain_timeout_ms === "number") {
+      const requested = readInteger(params, "drain_timeout_ms");
+      if (requested !== undefined && requested >= 0 && requested < budget) budget = Number(requested);
+    }
+    this.shutdownDone = this.shutdown(id, isObject(params) ? params : {}, budget);
+  }
+
+  private async shutdown(id: RequestId, params: JsonObject, budget: number): Promise<void> {
+    await this.drain("shutdown", budget);
+    let outcome: Outcome = { result: {} };
+    const handler = this.options.registry.shutdownHandler;
+    if (handler) {
+      const token = new CancellationToken();
+      const ctx: HandlerContext = { context: {}, requestId: id, method: "shutdown", cancellation: token, signal: token.signal };
+      try {
+        await runInScope({ id, method: "shutdown", token }, () => handler(params, ctx));
+      } catch (error) {
+        this.options.logger.error("shutdown handler failed", { error: errorText(error) });
+        outcome = { error: new RpcError(ErrorCode.InternalError, "shutdown failed") };
+      }
+    }
+    await this.writeReply(id, outcome);
+    await this.stop("extension stopped");
+  }
+
+  /** stdin reached EOF: the transport is gone (spec §1.7). */
+  async endOfInput(): Promise<void> {
+    this.options.logger.info("extension stdin closed");
+    const budget = this.options.shutdownTimeoutMs;
+    if (this.shutdownDone) {
+      // Let an admitted shutdown finish and acknowledge, within the same bounded budget.
+      await Promise.race([this.shutdownDone, sleep(budget + this.options.cancellationGraceMs)]);
+      return this.stop("stdin closed while waiting for host response");
+    }
+    this.state = "draining";
+    await this.drain("transport_lost", budget);
+    await this.stop("stdin closed while waiting for host response");
+  }
+
+  /** Wait for admitted work; at the deadline cancel it, allow the grace, then answer what is left. */
+  private async drain(reason: string, budget: number): Promise<void> {
+    if (await this.scheduler.whenIdle(budget)) return;
+    for (const request of this.active.values()) request.token.cancel(reason);
+    if (await this.scheduler.whenIdle(this.options.cancellationGraceMs)) return;
+    for (const request of [...this.active.values()]) this.settle(request, { error: cancelledError(request.token.reason ?? reason) });
+  }
+
+  private async stop(failOutstandingWith: string): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.state = "stopped";
+    for (const request of this.active.values()) request.token.cancel("shutdown");
+    this.hostRequestsImpl?.failAll(failOutstandingWith);
+    await this.options.writer.drained();
+    this.options.onStop();
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

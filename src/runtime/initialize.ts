@@ -1,0 +1,132 @@
+import { ErrorCode, RpcError } from "../errors.ts";
+import { readInteger } from "../wire/json.ts";
+import type { Registry } from "./registry.ts";
+import { isObject } from "./results.ts";
+import type { ApiVersion, JsonObject } from "./types.ts";
+
+/** Features this runtime implements (spec §8.2, octet 0.8.0 set). */
+export const SUPPORTED_FEATURES = [
+  "request_cancellation",
+  "request_progress",
+  "content_parts",
+  "artifacts",
+  "lifecycle_events",
+  "policy_intents",
+  "dynamic_tools",
+  "agent_sessions",
+  "delegation_telemetry_v1",
+  "approvals",
+  "secrets",
+  "progress_decoration",
+  "agent_model_selection_v1",
+] as const;
+export type Feature = (typeof SUPPORTED_FEATURES)[number];
+
+/** What a successful initialize established. */
+export interface Session {
+  api: ApiVersion;
+  params: JsonObject;
+  contributes: JsonObject;
+  features: ReadonlySet<string>;
+  concurrency: number;
+  lifecycleEvents: string[];
+}
+
+export interface InitializeOptions {
+  maxConcurrentRequests: number;
+  supportedFeatures: ReadonlySet<string>;
+}
+
+const invalid = (message: string, data?: unknown) => new RpcError(ErrorCode.InvalidParams, message, data);
+
+/**
+ * Validate `initialize` params against the registrations (spec §8.2) and build
+ * the reply. Throws the specified `RpcError` on any mismatch.
+ */
+export function negotiate(params: unknown, registry: Registry, options: InitializeOptions): { result: JsonObject; session: Session } {
+  if (!isObject(params)) throw invalid("initialize params must be an object");
+  const api = registry.apiVersion;
+  if (params.api_version !== api) {
+    throw new RpcError(ErrorCode.ServerError, `unsupported API version: host requested ${pyRepr(params.api_version)}, SDK implements '${api}'`);
+  }
+  const contributes = params.contributes === undefined ? {} : params.contributes;
+  if (!isObject(contributes)) throw invalid("initialize contributes must be an object");
+  checkDeclared(contributes, "tools", [...registry.tools.keys()]);
+  checkDeclared(contributes, "commands", [...registry.commands.keys()]);
+
+  let features: string[] = [];
+  let concurrency = 1;
+  let lifecycleEvents: string[] = [];
+  if (api === "0.2") {
+    const protocol = params.protocol;
+    if (!isObject(protocol)) throw invalid("initialize protocol must be an object");
+    if (protocol.version !== "0.2") throw new RpcError(ErrorCode.ServerError, "unsupported executable-extension protocol version");
+    const required = featureList(protocol, "required_features");
+    const optional = featureList(protocol, "optional_features");
+    const unsupported = required.filter((f) => !options.supportedFeatures.has(f));
+    if (unsupported.length > 0) {
+      throw new RpcError(ErrorCode.ServerError, "required API 0.2 features are unsupported", { unsupported_features: unsupported });
+    }
+    const limits = protocol.limits === undefined ? {} : protocol.limits;
+    if (!isObject(limits)) throw invalid("protocol limits must be an object");
+    let requested: number | bigint = 1;
+    if ("max_concurrent_requests" in limits) {
+      const n = typeof limits.max_concurrent_requests === "number" ? readInteger(limits, "max_concurrent_requests") : undefined;
+      if (n === undefined || n <= 0) throw invalid("protocol limits.max_concurrent_requests must be a positive integer");
+      requested = n;
+    }
+    concurrency = Number(requested < options.maxConcurrentRequests ? requested : options.maxConcurrentRequests);
+    const seen = new Set<string>();
+    for (const feature of [...required, ...optional]) {
+      if (seen.has(feature) || !options.supportedFeatures.has(feature)) continue;
+      if (feature === "lifecycle_events" && registry.lifecycle.size === 0) continue;
+      seen.add(feature);
+      features.push(feature);
+    }
+    if (seen.has("lifecycle_events")) lifecycleEvents = [...registry.lifecycle.keys()].sort();
+  }
+
+  const result: JsonObject = {
+    api_version: api,
+    tools: [...registry.tools.values()].map((t) => t.definition),
+    commands: [...registry.commands.values()].map((c) => c.definition),
+  };
+  if (api === "0.2") {
+    const protocol: JsonObject = { version: "0.2", features, limits: { max_concurrent_requests: concurrency } };
+    if (lifecycleEvents.length > 0) protocol.lifecycle_events = lifecycleEvents;
+    result.protocol = protocol;
+  }
+  return {
+    result,
+    session: { api, params, contributes, features: new Set(features), concurrency, lifecycleEvents },
+  };
+}
+
+function checkDeclared(contributes: JsonObject, key: "tools" | "commands", registered: string[]): void {
+  if (!(key in contributes)) return;
+  const declared = contributes[key];
+  if (!Array.isArray(declared) || declared.some((d) => typeof d !== "string")) {
+    throw invalid(`initialize contributes.${key} must be an array of strings`);
+  }
+  if (new Set(declared).size !== declared.length) throw invalid(`initialize contributes.${key} contains duplicate names`);
+  const declaredSet = new Set(declared as string[]);
+  if (declaredSet.size !== registered.length || registered.some((name) => !declaredSet.has(name))) {
+    throw invalid(`registered ${key} do not match manifest declarations`, { declared, registered });
+  }
+}
+
+function featureList(protocol: JsonObject, key: string): string[] {
+  const value = protocol[key] === undefined ? [] : protocol[key];
+  if (!Array.isArray(value) || value.some((f) => typeof f !== "string" || f === "")) {
+    throw invalid(`protocol ${key} must be an array of non-empty strings`);
+  }
+  if (new Set(value).size !== value.length) throw invalid(`protocol ${key} contains duplicate features`);
+  return value as string[];
+}
+
+/** Python `repr()` of the requested version, as in the reference message. */
+function pyRepr(value: unknown): string {
+  if (typeof value === "string") return `'${value}'`;
+  if (value === undefined || value === null) return "None";
+  return JSON.stringify(value);
+}

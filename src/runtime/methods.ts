@@ -1,0 +1,147 @@
+import { ErrorCode, RpcError, errorText } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { Session } from "./initialize.ts";
+import type { Registry, ToolEntry } from "./registry.ts";
+import * as results from "./results.ts";
+import { isObject } from "./results.ts";
+import type { HandlerContext, HookName, JsonObject, Surface } from "./types.ts";
+
+/** What a host-method handler needs besides its request. */
+export interface MethodEnv {
+  registry: Registry;
+  session: Session;
+  logger: Logger;
+  /** Resolve a tool for `tool/call` (dynamic catalogs pin revisions, spec §8.7). */
+  lookupTool(params: JsonObject): ToolEntry;
+}
+
+/** A host→extension request method handler (spec §3.2–§3.7). */
+type Method = (env: MethodEnv, params: unknown, ctx: HandlerContext) => Promise<unknown>;
+
+const notFound = (message: string) => new RpcError(ErrorCode.MethodNotFound, message);
+const badParams = (message: string) => new RpcError(ErrorCode.InvalidParams, message);
+const internal = () => new RpcError(ErrorCode.InternalError, "internal error");
+
+function objectParams(method: string, params: unknown): JsonObject {
+  if (!isObject(params)) throw badParams(`${method} params must be an object`);
+  return params;
+}
+
+/** Run a handler; ordinary errors become `-32603 internal error` after logging `failure`. */
+async function guarded<T>(env: MethodEnv, failure: string, fields: JsonObject, fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof RpcError) throw error;
+    env.logger.error(failure, { ...fields, error: errorText(error) });
+    throw internal();
+  }
+}
+
+/** `list` when the manifest declared the key, else undefined (no check). */
+function declaredList(session: Session, key: string): unknown[] | undefined {
+  const list = session.contributes[key];
+  return Array.isArray(list) ? list : undefined;
+}
+
+const toolCall: Method = async (env, raw, ctx) => {
+  const params = objectParams("tool/call", raw);
+  const tool = env.lookupTool(params);
+  const args = params.arguments === undefined ? {} : params.arguments;
+  let value: unknown;
+  try {
+    value = await tool.handler(args, ctx);
+  } catch (error) {
+    if (error instanceof RpcError) throw error;
+    const text = errorText(error);
+    env.logger.error("tool handler failed", { tool: tool.definition.name, error: text });
+    return results.toolErrorResult(env.session.api, text);
+  }
+  if (env.session.api === "0.1") return results.toolResult01(value);
+  return results.toolResult02(value, {
+    hasOutputSchema: tool.definition.output_schema !== undefined,
+    artifacts: env.session.features.has("artifacts"),
+  });
+};
+
+const commandExecute: Method = async (env, raw, ctx) => {
+  const params = objectParams("command/execute", raw);
+  const name = params.name;
+  const command = typeof name === "string" ? env.registry.commands.get(name) : undefined;
+  if (!command) throw notFound(`unknown command: ${results.pyStr(name)}`);
+  const args = params.arguments === undefined ? [] : params.arguments;
+  if (!Array.isArray(args)) throw badParams("command arguments must be an array");
+  const value = await guarded(env, "command handler failed", { command: command.definition.name }, () => command.handler(args, ctx));
+  return results.commandResult(value);
+};
+
+/** octet typed hook fields (spec §3.4), allowed only for their own hook. */
+const TYPED_HOOK_FIELDS: Partial<Record<HookName, string>> = {
+  provider_retry: "provider_retry",
+  before_persistence: "persistence_metadata",
+  post_mutation: "post_mutation",
+};
+
+const hookRun: Method = async (env, raw, ctx) => {
+  const params = objectParams("hook/run", raw);
+  const hook = params.hook;
+  if (typeof hook !== "string" || hook === "") throw badParams("hook must be a string");
+  const declared = declaredList(env.session, "hooks");
+  if (declared && !declared.includes(hook)) throw notFound(`${hook} is not a declared hook`);
+  const handler = env.registry.hooks.get(hook as HookName);
+  if (!handler) return results.hookResult(null);
+  const payload = params.payload === undefined ? {} : params.payload;
+  const value = await guarded(env, "hook handler failed", { hook }, () => handler(payload as never, ctx));
+  return results.hookResult(value, TYPED_HOOK_FIELDS[hook as HookName]);
+};
+
+const contextCollect: Method = async (env, raw, ctx) => {
+  const params = objectParams("context/collect", raw);
+  if (env.session.contributes.context !== true) throw notFound("context contributions are not declared");
+  const handler = env.registry.contextHandler;
+  if (!handler) return [];
+  const value = await guarded(env, "request handler failed", { method: "context/collect" }, () => handler(params as never, ctx));
+  return results.contextResult(value);
+};
+
+const statusCollect: Method = async (env, raw, ctx) => {
+  const params = objectParams("status/collect", raw);
+  const surface = params.surface;
+  if (typeof surface !== "string" || surface === "") throw badParams("status surface must be a string");
+  const declared = declaredList(env.session, "ui");
+  if (!declared || !declared.includes(surface)) throw notFound(`${surface} is not a declared ui`);
+  const handler = env.registry.statuses.get(surface as Surface);
+  if (!handler) return null;
+  const value = await guarded(env, "request handler failed", { method: "status/collect" }, () => handler(params as never, ctx));
+  return results.statusResult(value);
+};
+
+const toolRender: Method = async (env, raw, ctx) => {
+  const params = objectParams("tool/render", raw);
+  const name = params.name;
+  if (typeof name !== "string" || name === "") throw badParams("renderer name must be a string");
+  const declared = declaredList(env.session, "tool_renderers");
+  if (!declared || !declared.includes(name)) throw notFound(`${name} is not a declared tool_renderer`);
+  const handler = env.registry.renderers.get(name);
+  if (!handler) return { segments: [] };
+  const value = await guarded(env, "request handler failed", { method: "tool/render" }, () => handler(params as never, ctx));
+  return results.renderResult(value);
+};
+
+/** Host request methods the runtime answers through the worker pool. */
+export const METHODS: Readonly<Record<string, Method>> = {
+  "tool/call": toolCall,
+  "command/execute": commandExecute,
+  "hook/run": hookRun,
+  "context/collect": contextCollect,
+  "status/collect": statusCollect,
+  "tool/render": toolRender,
+};
+
+/** Default tool lookup without dynamic catalogs: the registered map. */
+export function lookupRegisteredTool(registry: Registry, params: JsonObject): ToolEntry {
+  const name = params.name;
+  const tool = typeof name === "string" ? registry.tools.get(name) : undefined;
+  if (!tool) throw notFound(`unknown tool: ${results.pyStr(name)}`);
+  return tool;
+}

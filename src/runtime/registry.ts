@@ -1,0 +1,148 @@
+import type {
+  ApiVersion,
+  CommandDefinition,
+  CommandHandler,
+  ContextHandler,
+  HookHandler,
+  HookName,
+  JsonObject,
+  LifecycleHandler,
+  RendererHandler,
+  ShutdownHandler,
+  StatusHandler,
+  Surface,
+  ToolDefinition,
+  ToolHandler,
+} from "./types.ts";
+
+/** A registered tool: its wire definition and its handler. */
+export interface ToolEntry {
+  definition: ToolDefinition;
+  handler: ToolHandler<any>;
+}
+
+export interface CommandEntry {
+  definition: CommandDefinition;
+  handler: CommandHandler;
+}
+
+export const LEGACY_HOOKS = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"] as const;
+export const API02_HOOKS = ["provider_retry", "before_persistence", "post_mutation"] as const;
+export const SURFACES: readonly Surface[] = ["status", "header", "footer"];
+export const LIFECYCLE_METHODS = [
+  "session/started",
+  "session/settled",
+  "turn/started",
+  "turn/settled",
+  "tool/started",
+  "tool/settled",
+] as const;
+export type LifecycleMethod = (typeof LIFECYCLE_METHODS)[number];
+
+/** Everything an author registered before `run()`. Registration errors are plain `Error`s. */
+export class Registry {
+  readonly tools = new Map<string, ToolEntry>();
+  readonly commands = new Map<string, CommandEntry>();
+  readonly hooks = new Map<HookName, HookHandler<any>>();
+  readonly statuses = new Map<Surface, StatusHandler>();
+  readonly renderers = new Map<string, RendererHandler>();
+  readonly lifecycle = new Map<LifecycleMethod, LifecycleHandler>();
+  contextHandler: ContextHandler | undefined;
+  shutdownHandler: ShutdownHandler | undefined;
+  private frozen = false;
+
+  constructor(readonly apiVersion: ApiVersion) {}
+
+  /** Called when `run()` starts: registration is closed from then on. */
+  freeze(): void {
+    this.frozen = true;
+  }
+
+  addTool(definition: { name: string; description: string; parameters?: JsonObject; outputSchema?: JsonObject }, handler: ToolHandler<any>): void {
+    this.open("tool");
+    const name = nonBlank(definition.name, "tool name");
+    nonBlank(definition.description, `tool \`${name}\` description`);
+    if (this.tools.has(name)) throw new Error(`tool \`${name}\` is already registered`);
+    if (typeof handler !== "function") throw new Error(`tool \`${name}\` needs a handler function`);
+    const parameters = definition.parameters ?? { type: "object" };
+    if (!isPlainObject(parameters)) throw new Error(`tool \`${name}\` parameters must be a JSON Schema object`);
+    const wire: ToolDefinition = { name, description: definition.description, parameters };
+    if (definition.outputSchema !== undefined) {
+      if (this.apiVersion === "0.1") throw new Error(`tool \`${name}\`: output_schema requires extension API 0.2`);
+      if (!isPlainObject(definition.outputSchema)) throw new Error(`tool \`${name}\` output_schema must be an object`);
+      wire.output_schema = definition.outputSchema;
+    }
+    this.tools.set(name, { definition: wire, handler });
+  }
+
+  addCommand(definition: { name: string; description: string; usage?: string }, handler: CommandHandler): void {
+    this.open("command");
+    const name = nonBlank(definition.name, "command name");
+    nonBlank(definition.description, `command \`${name}\` description`);
+    if (this.commands.has(name)) throw new Error(`command \`${name}\` is already registered`);
+    if (typeof handler !== "function") throw new Error(`command \`${name}\` needs a handler function`);
+    const wire: CommandDefinition = { name, description: definition.description };
+    if (definition.usage !== undefined) wire.usage = definition.usage;
+    this.commands.set(name, { definition: wire, handler });
+  }
+
+  addHook(name: HookName, handler: HookHandler<any>): void {
+    this.open("hook");
+    const known = (LEGACY_HOOKS as readonly string[]).includes(name) || (API02_HOOKS as readonly string[]).includes(name);
+    if (!known) throw new Error(`unknown hook \`${name}\`; expected one of ${[...LEGACY_HOOKS, ...API02_HOOKS].join(", ")}`);
+    if ((API02_HOOKS as readonly string[]).includes(name) && this.apiVersion === "0.1") {
+      throw new Error(`hook \`${name}\` requires extension API 0.2`);
+    }
+    if (this.hooks.has(name)) throw new Error(`hook \`${name}\` is already registered`);
+    this.hooks.set(name, handler);
+  }
+
+  setContext(handler: ContextHandler): void {
+    this.open("context provider");
+    if (this.contextHandler) throw new Error("a context provider is already registered");
+    this.contextHandler = handler;
+  }
+
+  addStatus(surface: Surface, handler: StatusHandler): void {
+    this.open("status provider");
+    if (!SURFACES.includes(surface)) throw new Error(`unknown surface \`${surface}\`; expected status, header or footer`);
+    if (this.statuses.has(surface)) throw new Error(`a status provider for \`${surface}\` is already registered`);
+    this.statuses.set(surface, handler);
+  }
+
+  addRenderer(name: string, handler: RendererHandler): void {
+    this.open("renderer");
+    nonBlank(name, "renderer name");
+    if (this.renderers.has(name)) throw new Error(`renderer \`${name}\` is already registered`);
+    this.renderers.set(name, handler);
+  }
+
+  addLifecycle(event: string, handler: LifecycleHandler): void {
+    this.open("lifecycle handler");
+    const method = event.replace("_", "/") as LifecycleMethod;
+    if (!LIFECYCLE_METHODS.includes(method)) {
+      throw new Error(`unknown lifecycle event \`${event}\`; expected one of ${LIFECYCLE_METHODS.join(", ")}`);
+    }
+    if (this.lifecycle.has(method)) throw new Error(`a lifecycle handler for \`${method}\` is already registered`);
+    this.lifecycle.set(method, handler);
+  }
+
+  setShutdown(handler: ShutdownHandler): void {
+    this.open("shutdown handler");
+    if (this.shutdownHandler) throw new Error("a shutdown handler is already registered");
+    this.shutdownHandler = handler;
+  }
+
+  private open(what: string): void {
+    if (this.frozen) throw new Error(`cannot register a ${what} after run() started`);
+  }
+}
+
+function nonBlank(value: unknown, what: string): string {
+  if (typeof value !== "string" || value.trim() === "") throw new Error(`${what} must be a non-blank string`);
+  return value;
+}
+
+function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,153 @@
+import { ErrorCode, RpcError } from "../errors.ts";
+import type { JsonObject } from "./types.ts";
+
+/**
+ * Return normalisation (spec §8.4, §8.6): what each handler returned becomes
+ * the exact result object the host accepts, or a `-32603` error.
+ */
+
+/** Python-style `str()` for the values the reference stringifies (`True`, `None`, …). */
+export function pyStr(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === null || value === undefined) return "None";
+  if (typeof value === "boolean") return value ? "True" : "False";
+  if (typeof value === "number" || typeof value === "bigint") return String(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function internal(message: string): RpcError {
+  return new RpcError(ErrorCode.InternalError, message);
+}
+
+/** API 0.1 tool result: `{content: string, is_error: bool, metadata}`. */
+export function toolResult01(value: unknown): JsonObject {
+  if (value === null || value === undefined) return { content: "", is_error: false, metadata: {} };
+  if (!isObject(value)) return { content: pyStr(value), is_error: false, metadata: {} };
+  const content = value.content === undefined ? "" : pyStr(value.content);
+  return { content, is_error: Boolean(value.is_error), metadata: value.metadata === undefined ? {} : value.metadata };
+}
+
+/** The result sent when a tool handler throws an ordinary error (spec §8.4). */
+export function toolErrorResult(api: "0.1" | "0.2", text: string): JsonObject {
+  return api === "0.1"
+    ? { content: text, is_error: true, metadata: {} }
+    : { content: [{ type: "text", text }], is_error: true, metadata: {} };
+}
+
+const RESULT_KEYS = new Set(["content", "is_error", "metadata", "structured_content"]);
+const PART_KEYS: Record<string, Set<string>> = {
+  text: new Set(["type", "text"]),
+  image: new Set(["type", "artifact_id", "mime_type", "alt"]),
+  audio: new Set(["type", "artifact_id", "mime_type", "transcript"]),
+};
+
+/** API 0.2 tool result (spec §3.2, §8.6). */
+export function toolResult02(value: unknown, opts: { hasOutputSchema: boolean; artifacts: boolean }): JsonObject {
+  let result: JsonObject;
+  if (!isObject(value)) {
+    const text = value === null || value === undefined ? undefined : pyStr(value);
+    result = { content: text === undefined ? [] : [{ type: "text", text }] };
+  } else {
+    const unknown = Object.keys(value).filter((k) => !RESULT_KEYS.has(k));
+    if (unknown.length > 0) throw internal(`unknown API 0.2 tool result fields: ${JSON.stringify(unknown.sort())}`);
+    result = { ...value };
+    if (typeof result.content === "string") result.content = [{ type: "text", text: result.content }];
+    else if (result.content === undefined) result.content = [];
+  }
+  const content = result.content;
+  if (!Array.isArray(content)) throw internal("tool result content must be an array");
+  if (content.length === 0) throw internal("tool result content must not be empty");
+  if (content.length > 256) throw internal("tool result content exceeds 256 parts");
+  let hasText = false;
+  for (const part of content) {
+    if (!isObject(part)) throw internal("tool result content part must be an object");
+    const type = part.type;
+    const allowed = typeof type === "string" ? PART_KEYS[type] : undefined;
+    if (!allowed) throw internal(`unknown tool result content type: ${pyStr(type)}`);
+    if (Object.keys(part).some((k) => !allowed.has(k))) throw internal(`unknown ${type} content fields`);
+    if (type === "text") {
+      if (typeof part.text !== "string") throw internal("text content requires a string text");
+      hasText = true;
+    } else {
+      if (typeof part.artifact_id !== "string" || part.artifact_id === "") throw internal(`${type} content requires an artifact_id`);
+      if (typeof part.mime_type !== "string" || !part.mime_type.includes("/")) throw internal(`${type} content requires a MIME type`);
+      const extra = type === "image" ? "alt" : "transcript";
+      if (extra in part && typeof part[extra] !== "string") throw internal(`${type} content ${extra} must be a string`);
+      if (!opts.artifacts) throw internal(`${type} content requires artifacts negotiation`);
+    }
+  }
+  if (!hasText) throw internal("tool result requires an explicit text part");
+  const isError = result.is_error === undefined ? false : result.is_error;
+  if (typeof isError !== "boolean") throw internal("tool result is_error must be a boolean");
+  const metadata = result.metadata === undefined ? {} : result.metadata;
+  if (metadata !== null && !isObject(metadata)) throw internal("tool result metadata must be an object or null");
+  const out: JsonObject = { content, is_error: isError, metadata };
+  if ("structured_content" in result) {
+    if (!opts.hasOutputSchema) throw internal("structured_content requires a declared output_schema");
+    out.structured_content = result.structured_content;
+  } else if (opts.hasOutputSchema && !isError) {
+    throw internal("tool result omitted structured_content required by output_schema");
+  }
+  return out;
+}
+
+/** Command result (spec §8.4). */
+export function commandResult(value: unknown): JsonObject {
+  if (value === null || value === undefined) return { text: "", notifications: [], context: [] };
+  if (!isObject(value)) return { text: pyStr(value), notifications: [], context: [] };
+  return {
+    text: value.text === undefined ? "" : pyStr(value.text),
+    notifications: value.notifications ?? [],
+    context: value.context ?? [],
+  };
+}
+
+/** Hook result (spec §8.4); `typedKey` is the octet typed field allowed for this hook. */
+export function hookResult(value: unknown, typedKey?: string): JsonObject {
+  if (value === null || value === undefined) return { disposition: { action: "continue" }, context: [], notifications: [] };
+  if (!isObject(value)) throw internal("hook handler must return an object");
+  const out: JsonObject = {
+    disposition: value.disposition ?? { action: "continue" },
+    context: value.context ?? [],
+    notifications: value.notifications ?? [],
+  };
+  if (typedKey && value[typedKey] !== undefined) out[typedKey] = value[typedKey];
+  return out;
+}
+
+/** Context result (spec §8.4). */
+export function contextResult(value: unknown): unknown[] {
+  if (value === null || value === undefined) return [];
+  if (!Array.isArray(value)) throw internal("context handler must return an array");
+  return value;
+}
+
+/** Status result (spec §8.4). */
+export function statusResult(value: unknown): JsonObject | null {
+  if (value === null || value === undefined) return null;
+  if (!isObject(value)) throw internal("status handler must return an object");
+  const out: JsonObject = {
+    surface: value.surface ?? "status",
+    text: value.text === undefined ? "" : value.text,
+    priority: value.priority ?? 0,
+  };
+  if ("style_role" in value) out.style_role = value.style_role;
+  return out;
+}
+
+/** Render result (spec §8.4). */
+export function renderResult(value: unknown): JsonObject {
+  if (value === null || value === undefined) return { segments: [] };
+  if (!isObject(value)) return { segments: [{ text: pyStr(value), style_role: null }] };
+  const segments = value.segments ?? [];
+  if (!Array.isArray(segments)) throw internal("renderer segments must be an array");
+  return { segments };
+}

@@ -1,0 +1,35 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { RequestId } from "../wire/ids.ts";
+import type { CancellationToken } from "./cancellation.ts";
+
+/** What a running handler can see ambiently. */
+export interface RequestScope {
+  id: RequestId;
+  method: string;
+  token: CancellationToken;
+}
+
+const storage = new AsyncLocalStorage<RequestScope>();
+
+/** Run `fn` with `scope` as the ambient host request. */
+export function runInScope<T>(scope: RequestScope, fn: () => T): T {
+  return storage.run(scope, fn);
+}
+
+/** The host request whose handler is running, if any. */
+export function currentScope(): RequestScope | undefined {
+  return storage.getStore();
+}
+
+/** Id of the host request being handled (`undefined` outside a handler). */
+export function currentRequestId(): RequestId | undefined {
+  return storage.getStore()?.id;
+}
+
+/**
+ * Cancellation token of the host request being handled (`undefined` outside a
+ * handler), like Python's `current_cancellation()`.
+ */
+export function currentCancellation(): CancellationToken | undefined {
+  return storage.getStore()?.token;
+}

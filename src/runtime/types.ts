@@ -1,0 +1,166 @@
+import type { RequestId } from "../wire/ids.ts";
+import type { CancellationToken } from "./cancellation.ts";
+
+/** A JSON object. */
+export type JsonObject = { [key: string]: unknown };
+
+/** Extension API versions of the legacy wire. */
+export type ApiVersion = "0.1" | "0.2";
+
+/** `resource_owner` triple (API 0.2, spec §6.2). Opaque: key session state by all three. */
+export interface ResourceOwner {
+  session_id: string;
+  extension_instance_id: string;
+  process_generation: number;
+}
+
+/** `ExtensionHostState` (spec §6.1). */
+export interface HostState {
+  session_id: string | null;
+  session_name: string | null;
+  model: string | null;
+  reasoning: unknown;
+  active_skills: { id: string; name: string; version: string | null }[];
+}
+
+/** `params.context` as the host sends it with every request but initialize and shutdown (spec §3). */
+export interface ExecutionContext {
+  workspace?: string;
+  execution_scope?: string | null;
+  resource_owner?: ResourceOwner;
+  host?: HostState;
+  [key: string]: unknown;
+}
+
+/** The second argument of every request handler. */
+export interface HandlerContext {
+  /** `params.context` from the host (`{}` when absent). */
+  readonly context: ExecutionContext;
+  /** Id of the host request being handled (type-exact). */
+  readonly requestId: RequestId;
+  /** Host method being handled, e.g. `"tool/call"`. */
+  readonly method: string;
+  /** Cooperative cancellation (API 0.2 hosts cancel; on 0.1 only drain deadlines do). */
+  readonly cancellation: CancellationToken;
+  /** Same as `cancellation.signal`: pass it to `fetch`, `Bun.spawn`, … */
+  readonly signal: AbortSignal;
+}
+
+type Awaitable<T> = T | Promise<T>;
+
+/** Content part of an API 0.2 tool result (spec §6.5). */
+export type ContentPart =
+  | { type: "text"; text: string }
+  | { type: "image"; artifact_id: string; mime_type: string; alt?: string }
+  | { type: "audio"; artifact_id: string; mime_type: string; transcript?: string };
+
+/** What a tool handler may return (normalised per spec §8.4). */
+export type ToolReturn =
+  | string
+  | number
+  | boolean
+  | null
+  | undefined
+  | {
+      content?: string | ContentPart[];
+      is_error?: boolean;
+      metadata?: unknown;
+      structured_content?: unknown;
+    };
+
+/** A user-facing notification (spec §4.1). */
+export interface NotificationParams {
+  level?: "info" | "success" | "warning" | "error";
+  title?: string | null;
+  message: string;
+}
+
+/** Where a context contribution is placed (default `prompt_suffix`). */
+export type ContextPlacement = "system_prefix" | "system_suffix" | "prompt_prefix" | "prompt_suffix";
+
+/** A context contribution (spec §3.5, §4.3). */
+export interface ContextEntry {
+  label: string;
+  content: string;
+  placement?: ContextPlacement;
+}
+
+/** UI surfaces (spec §2.4). */
+export type Surface = "status" | "header" | "footer";
+
+/** A status contribution (spec §6.6). */
+export interface StatusEntry {
+  surface?: Surface;
+  text?: string;
+  style_role?: string | null;
+  priority?: number;
+}
+
+/** One segment of a rendered tool (spec §3.7). */
+export interface RenderSegment {
+  text: string;
+  style_role: string | null;
+}
+
+/** Command result (spec §3.3). */
+export type CommandReturn =
+  | string
+  | null
+  | undefined
+  | { text?: string; notifications?: NotificationParams[]; context?: ContextEntry[] };
+
+/** Hook result (spec §3.4). */
+export type HookReturn =
+  | null
+  | undefined
+  | {
+      disposition?: { action: "continue" } | { action: "deny"; reason: string };
+      context?: ContextEntry[];
+      notifications?: NotificationParams[];
+      [typed: string]: unknown;
+    };
+
+/** Legacy hook names and their payloads (spec §3.4). */
+export interface HookPayloads {
+  before_prompt: { prompt: string };
+  after_response: { response: string };
+  before_tool_call: { name: string; arguments: JsonObject };
+  after_tool_call: { name: string; arguments: JsonObject; output: string; is_error: boolean };
+  provider_retry: JsonObject;
+  before_persistence: JsonObject;
+  post_mutation: JsonObject;
+}
+export type HookName = keyof HookPayloads;
+
+export type ToolHandler<Args = JsonObject> = (args: Args, ctx: HandlerContext) => Awaitable<ToolReturn>;
+export type CommandHandler = (args: string[], ctx: HandlerContext) => Awaitable<CommandReturn>;
+export type HookHandler<H extends HookName = HookName> = (payload: HookPayloads[H], ctx: HandlerContext) => Awaitable<HookReturn>;
+export type ContextHandler = (
+  params: { prompt: string | null; context: ExecutionContext },
+  ctx: HandlerContext,
+) => Awaitable<ContextEntry[] | null | undefined>;
+export type StatusHandler = (
+  params: { surface: Surface; context: ExecutionContext },
+  ctx: HandlerContext,
+) => Awaitable<StatusEntry | null | undefined>;
+export type RendererHandler = (
+  params: { name: string; arguments: JsonObject; output: string | null; is_error: boolean; context: ExecutionContext },
+  ctx: HandlerContext,
+) => Awaitable<{ segments?: RenderSegment[] } | string | null | undefined>;
+export type ShutdownHandler = (params: JsonObject, ctx: HandlerContext) => Awaitable<void>;
+export type LifecycleHandler = (params: JsonObject) => Awaitable<void>;
+
+/** A tool definition as sent in the initialize reply (spec §6.3). */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: JsonObject;
+  output_schema?: JsonObject;
+}
+
+/** A command definition as sent in the initialize reply (spec §6.4). */
+export interface CommandDefinition {
+  name: string;
+  description: string;
+  usage?: string;
+}

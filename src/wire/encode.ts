@@ -1,0 +1,33 @@
+import { MAX_MESSAGE_BYTES } from "./limits.ts";
+
+/** Why a frame could not be encoded; the caller decides what to send instead. */
+export class FrameEncodeError extends Error {}
+
+/**
+ * Serialize one frame compactly and check it against the host's limit:
+ * content + LF ≤ `limit` (spec §1.2). Lone UTF-16 surrogates, which the host's
+ * parser rejects, are replaced with U+FFFD (spec §1.1).
+ */
+export function encodeFrame(frame: object, limit = MAX_MESSAGE_BYTES): string {
+  let text: string;
+  try {
+    text = JSON.stringify(frame, rejectNonFinite);
+  } catch (error) {
+    throw new FrameEncodeError(`cannot serialize JSON-RPC message: ${(error as Error).message}`);
+  }
+  if (text.includes("\\ud")) text = JSON.stringify(frame, wellFormed);
+  const line = text + "\n";
+  if (Buffer.byteLength(line) > limit) throw new FrameEncodeError(`JSON-RPC message exceeds ${limit} bytes`);
+  return line;
+}
+
+function rejectNonFinite(_key: string, value: unknown): unknown {
+  if (typeof value === "number" && !Number.isFinite(value)) throw new TypeError(`${value} is not valid JSON`);
+  if (typeof value === "bigint") return (JSON as unknown as { rawJSON(s: string): unknown }).rawJSON(value.toString());
+  return value;
+}
+
+function wellFormed(key: string, value: unknown): unknown {
+  if (typeof value === "string") return value.toWellFormed();
+  return rejectNonFinite(key, value);
+}
