@@ -1,0 +1,158 @@
+import { readFileSync, statSync, lstatSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+
+/** The parts of `extension.toml` the test host uses (spec §2). */
+export interface HostManifest {
+  name: string;
+  version: string;
+  api_version: "0.1" | "0.2";
+  requires_octet?: string;
+  description?: string;
+  entrypoint: { command: string; args: string[]; env: Record<string, string> };
+  capabilities: { filesystem: string; process: boolean; network: boolean; secrets: string[]; environment: string[] };
+  contributes: {
+    tools: string[];
+    commands: string[];
+    hooks: string[];
+    ui: string[];
+    context: boolean;
+    tool_renderers: string[];
+    notifications: boolean;
+    confirmations: boolean;
+    presentation: boolean;
+  };
+  /** Absolute path of the manifest file. */
+  path: string;
+  /** Directory holding the manifest. */
+  dir: string;
+}
+
+const NAME = /^[a-z][a-z0-9-]{0,63}$/;
+const IDENT = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+const LEGACY_HOOKS = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"];
+const API02_HOOKS = ["provider_retry", "before_persistence", "post_mutation"];
+const TOP_KEYS = ["name", "version", "api_version", "requires_octet", "description", "entrypoint", "capabilities", "contributes", "runtime"];
+
+/** A manifest the host would refuse to load. */
+export class ManifestError extends Error {}
+
+/**
+ * Read and check an `extension.toml` as octet's host does (unknown keys
+ * denied, name/identifier patterns, API-version-dependent keys).
+ * `path` may be the file or the directory holding it.
+ */
+export function loadManifest(path: string): HostManifest {
+  let file = resolve(path);
+  if (statSync(file).isDirectory()) file = resolve(file, "extension.toml");
+  if (lstatSync(file).isSymbolicLink()) throw new ManifestError(`${file}: the manifest must not be a symlink`);
+  const text = readFileSync(file, "utf8");
+  if (Buffer.byteLength(text) > 256 * 1024) throw new ManifestError(`${file}: manifest exceeds 256 KiB`);
+  let raw: Record<string, unknown>;
+  try {
+    raw = Bun.TOML.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    throw new ManifestError(`${file}: invalid TOML: ${(error as Error).message}`);
+  }
+  const fail = (message: string): never => {
+    throw new ManifestError(`${file}: ${message}`);
+  };
+  denyUnknown(raw, TOP_KEYS, "", fail);
+  const name = raw.name;
+  if (typeof name !== "string" || !NAME.test(name)) fail("`name` must match ^[a-z][a-z0-9-]{0,63}$");
+  if (typeof raw.version !== "string" || !SEMVER.test(raw.version)) fail("`version` must be a SemVer version");
+  const api = raw.api_version;
+  if (api !== "0.1" && api !== "0.2") fail('`api_version` must be "0.1" or "0.2" for the legacy wire');
+  const entry = table(raw.entrypoint, "entrypoint", fail);
+  denyUnknown(entry, ["command", "args", "env"], "entrypoint.", fail);
+  if (typeof entry.command !== "string" || entry.command.trim() === "" || /[\x00-\x1f\x7f]/.test(entry.command)) {
+    fail("`entrypoint.command` must be a non-blank string without control characters");
+  }
+  const args = strings(entry.args ?? [], "entrypoint.args", fail);
+  if (args.some((a) => a.includes("\0"))) fail("`entrypoint.args` must not contain NUL bytes");
+  const envTable = table(entry.env ?? {}, "entrypoint.env", fail);
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(envTable)) {
+    if (!ENV_NAME.test(key)) fail(`entrypoint.env name \`${key}\` must match ^[A-Za-z_][A-Za-z0-9_]*$`);
+    if (typeof value !== "string" || value.includes("\0")) fail(`entrypoint.env.${key} must be a string without NUL`);
+    env[key] = value as string;
+  }
+  const caps = table(raw.capabilities ?? {}, "capabilities", fail);
+  denyUnknown(caps, ["filesystem", "process", "network", "secrets", "environment", "system_prompt"], "capabilities.", fail);
+  const filesystem = caps.filesystem ?? "none";
+  if (!["none", "workspace", "unrestricted"].includes(filesystem as string)) fail("`capabilities.filesystem` must be none, workspace or unrestricted");
+  const secrets = unique(strings(caps.secrets ?? [], "capabilities.secrets", fail), "capabilities.secrets", fail);
+  for (const s of secrets) if (!IDENT.test(s)) fail(`secret name \`${s}\` must match ^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`);
+  const environment = strings(caps.environment ?? [], "capabilities.environment", fail);
+  if (environment.length > 0 && api === "0.1") fail("`capabilities.environment` requires api_version 0.2");
+  const c = table(raw.contributes ?? {}, "contributes", fail);
+  denyUnknown(
+    c,
+    ["tools", "commands", "hooks", "ui", "context", "tool_renderers", "notifications", "confirmations", "presentation", "menu", "shortcuts", "flags", "providers"],
+    "contributes.",
+    fail,
+  );
+  const idents = (key: string) => {
+    const list = unique(strings(c[key] ?? [], `contributes.${key}`, fail), `contributes.${key}`, fail);
+    for (const item of list) if (!IDENT.test(item)) fail(`contributes.${key} name \`${item}\` must match ^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`);
+    return list;
+  };
+  const hooks = unique(strings(c.hooks ?? [], "contributes.hooks", fail), "contributes.hooks", fail);
+  for (const hook of hooks) {
+    if (API02_HOOKS.includes(hook) && api === "0.1") fail(`hook \`${hook}\` requires api_version 0.2`);
+    if (!LEGACY_HOOKS.includes(hook) && !API02_HOOKS.includes(hook)) fail(`unknown hook \`${hook}\``);
+  }
+  const ui = unique(strings(c.ui ?? [], "contributes.ui", fail), "contributes.ui", fail);
+  for (const surface of ui) if (!["status", "header", "footer"].includes(surface)) fail(`unknown ui surface \`${surface}\``);
+  const bool = (key: string) => {
+    const v = c[key] ?? false;
+    if (typeof v !== "boolean") fail(`contributes.${key} must be a boolean`);
+    return v as boolean;
+  };
+  const presentation = bool("presentation");
+  if (presentation && api === "0.1") fail("`contributes.presentation` requires api_version 0.2");
+  for (const key of ["shortcuts", "flags"]) if (c[key] !== undefined && api === "0.1") fail(`contributes.${key} requires api_version 0.2`);
+  const manifest: HostManifest = {
+    name: name as string,
+    version: raw.version as string,
+    api_version: api as "0.1" | "0.2",
+    entrypoint: { command: entry.command as string, args, env },
+    capabilities: { filesystem: filesystem as string, process: Boolean(caps.process), network: Boolean(caps.network), secrets, environment },
+    contributes: {
+      tools: idents("tools"),
+      commands: idents("commands"),
+      hooks,
+      ui,
+      context: bool("context"),
+      tool_renderers: idents("tool_renderers"),
+      notifications: bool("notifications"),
+      confirmations: bool("confirmations"),
+      presentation,
+    },
+    path: file,
+    dir: dirname(file),
+  };
+  if (typeof raw.requires_octet === "string") manifest.requires_octet = raw.requires_octet;
+  if (typeof raw.description === "string") manifest.description = raw.description;
+  return manifest;
+}
+
+function table(value: unknown, key: string, fail: (m: string) => never): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) fail(`\`${key}\` must be a table`);
+  return value as Record<string, unknown>;
+}
+
+function strings(value: unknown, key: string, fail: (m: string) => never): string[] {
+  if (!Array.isArray(value) || value.some((v) => typeof v !== "string")) fail(`\`${key}\` must be an array of strings`);
+  return value as string[];
+}
+
+function unique(list: string[], key: string, fail: (m: string) => never): string[] {
+  if (new Set(list).size !== list.length) fail(`\`${key}\` contains duplicates`);
+  return list;
+}
+
+function denyUnknown(value: Record<string, unknown>, allowed: string[], prefix: string, fail: (m: string) => never): void {
+  for (const key of Object.keys(value)) if (!allowed.includes(key)) fail(`unknown key \`${prefix}${key}\``);
+}

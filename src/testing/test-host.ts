@@ -1,0 +1,552 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { encodeFrame } from "../wire/encode.ts";
+import { idKey, readId, wireId, type RequestId } from "../wire/ids.ts";
+import { parseJson, readUnsigned64 } from "../wire/json.ts";
+import { MAX_EXTENSION_REQUEST_IDS, MAX_MESSAGE_BYTES, MAX_OUTSTANDING_EXTENSION_REQUESTS } from "../wire/limits.ts";
+import { LineSplitter, type SplitEvent } from "../wire/line-splitter.ts";
+import { checkInitializeResult, checkNotification, checkRequest, checkResponseEnvelope } from "./host-rules.ts";
+import { cleanupLaunch, pathWithBun, planLaunch, type LaunchPlan } from "./launch.ts";
+import { type HostManifest, loadManifest } from "./manifest.ts";
+
+type Obj = Record<string, unknown>;
+
+/** The two API 0.2 features a host always requires. */
+export const REQUIRED_FEATURES = ["request_cancellation", "content_parts"];
+/** octet's default optional offer for API 0.2 (spec §3.1). */
+export const DEFAULT_OPTIONAL_FEATURES = ["request_progress", "artifacts", "lifecycle_events", "policy_intents", "dynamic_tools"];
+
+export interface TestHostOptions {
+  /** Workspace root (cwd of the extension); default: a fresh temporary directory. */
+  workspace?: string;
+  /** The host's own environment, filtered as octet does (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** `octet_version` sent in initialize (default `"0.8.0"`). */
+  octetVersion?: string;
+  /** API 0.2 offer (default: required two, octet's five optional, limit 64). */
+  offer?: { required?: string[]; optional?: string[]; maxConcurrentRequests?: number };
+  /** Timeout for each host request in ms (default 30 000, as octet). */
+  requestTimeoutMs?: number;
+  /** Treat non-JSON stderr lines as violations (octet 0.8.0 runtime contract; default true). */
+  strictStderr?: boolean;
+}
+
+/** One recorded frame. */
+export interface TranscriptEntry {
+  from: "host" | "extension";
+  /** The line as written, without LF. */
+  text: string;
+  /** Parsed frame (undefined for lines that were not JSON). */
+  frame?: Obj;
+}
+
+/** The error reply of a host request, thrown by {@link TestHost.call}. */
+export class ReplyError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = "ReplyError";
+  }
+}
+
+/** The extension did something the octet host treats as fatal; the process was killed. */
+export class HostViolation extends Error {
+  override name = "HostViolation";
+}
+
+/** Scripted answer to an extension→host request: a result, or `TestHost.errorReply(...)`, or `TestHost.noReply`. */
+export type Responder = (params: Obj, frame: Obj) => unknown;
+
+const ERROR_REPLY = Symbol("errorReply");
+const NO_REPLY = Symbol("noReply");
+
+interface Pending {
+  method: string;
+  resolve(reply: Obj): void;
+  reject(error: Error): void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * A strict stand-in for octet 0.8.0's extension host, for tests. It launches an
+ * extension exactly as octet does, speaks the legacy wire, records every frame,
+ * and fails loudly (killing the process, rejecting pending calls) on anything
+ * octet would treat as fatal (spec §1.9).
+ *
+ * @example
+ * const host = await TestHost.start("examples/hello-world");
+ * await host.initialize();
+ * expect(await host.callTool("hello_world", { name: "Ada" })).toEqual({ content: "Hello, Ada!", is_error: false, metadata: {} });
+ * expect(await host.shutdown()).toBe(0);
+ */
+export class TestHost {
+  readonly transcript: TranscriptEntry[] = [];
+  /** Raw stderr lines. */
+  readonly stderr: string[] = [];
+  /** Fatal rule breaks (octet would have killed the extension). */
+  readonly violations: string[] = [];
+  /** Non-fatal host diagnostics (ignored frames, late replies, …). */
+  readonly diagnostics: string[] = [];
+  /** Resolves with the exit code once the process is gone. */
+  readonly exited: Promise<number>;
+  /** Features agreed in initialize (API 0.2). */
+  features: ReadonlySet<string> = new Set();
+
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly responders = new Map<string, Responder>();
+  private readonly extensionIds = new Set<string>();
+  private readonly outstandingExtension = new Set<string>();
+  private initialized = false;
+  private offered = { features: [] as string[], required: [] as string[] };
+  private exitCode: number | undefined;
+  private frameWaiters: { predicate: (e: TranscriptEntry) => boolean; resolve: (e: TranscriptEntry) => void }[] = [];
+
+  private constructor(
+    readonly manifest: HostManifest,
+    readonly workspace: string,
+    private readonly proc: Bun.Subprocess<"pipe", "pipe", "pipe">,
+    private readonly plan: LaunchPlan,
+    private readonly options: TestHostOptions,
+  ) {
+    this.exited = proc.exited.then((code) => {
+      this.exitCode = code;
+      cleanupLaunch(plan);
+      const tail = this.stderr.slice(-5).join("\n");
+      for (const [, p] of this.pending) p.reject(new Error(`extension exited (status ${code}) before replying to ${p.method}${tail ? `; stderr:\n${tail}` : ""}`));
+      this.pending.clear();
+      return code;
+    });
+    void this.readStdout();
+    void this.readStderr();
+    this.responders.set("confirmation/request", () => ({ confirmed: false }));
+    this.responders.set("input/request", () => ({ value: null }));
+  }
+
+  /** Launch the extension whose `extension.toml` is at `manifestPath` (file or directory). */
+  static async start(manifestPath: string, options: TestHostOptions = {}): Promise<TestHost> {
+    const manifest = loadManifest(manifestPath);
+    const workspace = options.workspace ?? mkdtempSync(join(tmpdir(), "octet-workspace-"));
+    const hostEnv = { ...(options.env ?? process.env) };
+    hostEnv.PATH = pathWithBun(hostEnv.PATH);
+    const plan = planLaunch(manifest, { workspace, hostEnv });
+    const proc = Bun.spawn(plan.argv, { cwd: plan.cwd, env: plan.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    return new TestHost(manifest, workspace, proc, plan, options);
+  }
+
+  /** A scripted error reply for {@link TestHost.onRequest}. */
+  static errorReply(code: number, message: string, data?: unknown): unknown {
+    return { [ERROR_REPLY]: true, code, message, data };
+  }
+
+  /** Return this from a responder to leave the request unanswered. */
+  static readonly noReply: unknown = NO_REPLY;
+
+  /** Answer extension→host requests of `method` with `responder`. */
+  onRequest(method: string, responder: Responder): this {
+    this.responders.set(method, responder);
+    return this;
+  }
+
+  /** Process id of the extension. */
+  get pid(): number {
+    return this.proc.pid;
+  }
+
+  /** Scratch directory (`OCTET_EXTENSION_SCRATCH`). */
+  get scratch(): string {
+    return this.plan.scratch;
+  }
+
+  // ---- host → extension ------------------------------------------------------------
+
+  /** Initialize params built from the manifest, as octet sends them (spec §3.1). */
+  initializeParams(): Obj {
+    const m = this.manifest;
+    const contributes: Obj = {
+      tools: m.contributes.tools,
+      commands: m.contributes.commands,
+      hooks: m.contributes.hooks,
+      ui: m.contributes.ui,
+      context: m.contributes.context,
+      tool_renderers: m.contributes.tool_renderers,
+      notifications: m.contributes.notifications,
+      confirmations: m.contributes.confirmations,
+    };
+    if (m.contributes.presentation) contributes.presentation = true;
+    const capabilities: Obj = { filesystem: m.capabilities.filesystem, process: m.capabilities.process, network: m.capabilities.network };
+    if (m.capabilities.secrets.length > 0) capabilities.secrets = m.capabilities.secrets;
+    const params: Obj = {
+      api_version: m.api_version,
+      octet_version: this.options.octetVersion ?? "0.8.0",
+      extension: { name: m.name, version: m.version, manifest_path: m.path, source: "explicit" },
+      workspace: this.workspace,
+      capabilities,
+      contributes,
+      host: this.hostState(),
+    };
+    if (m.api_version === "0.2") {
+      const offer = this.options.offer ?? {};
+      params.protocol = {
+        version: "0.2",
+        required_features: offer.required ?? REQUIRED_FEATURES,
+        optional_features: offer.optional ?? DEFAULT_OPTIONAL_FEATURES,
+        limits: { max_concurrent_requests: offer.maxConcurrentRequests ?? 64 },
+      };
+    }
+    return params;
+  }
+
+  /** Send `initialize` (id 1) and validate the reply as octet does. Returns the result. */
+  async initialize(params: Obj = this.initializeParams()): Promise<Obj> {
+    const protocol = params.protocol as Obj | undefined;
+    const required = (protocol?.required_features as string[] | undefined) ?? [];
+    const optional = (protocol?.optional_features as string[] | undefined) ?? [];
+    this.offered = { features: [...required, ...optional], required };
+    const result = (await this.call("initialize", params)) as Obj;
+    const violation = checkInitializeResult(result, this.manifest, this.offered);
+    if (violation) this.fatal(`invalid initialize response: ${violation}`);
+    const features = (result.protocol as Obj | undefined)?.features;
+    this.features = new Set(Array.isArray(features) ? (features as string[]) : []);
+    this.initialized = true;
+    return result;
+  }
+
+  /** Default `params.context` for requests (spec §3). */
+  executionContext(extra: Obj = {}): Obj {
+    return { workspace: this.workspace, execution_scope: null, host: this.hostState(), ...extra };
+  }
+
+  private hostState(): Obj {
+    return { session_id: null, session_name: null, model: "test-model", reasoning: null, active_skills: [] };
+  }
+
+  /** Send a request and resolve with the raw reply frame (`{result}` or `{error}`). */
+  request(method: string, params?: unknown, options: { id?: number } = {}): Promise<Obj> {
+    const id = options.id ?? this.nextId++;
+    const frame: Obj = { jsonrpc: "2.0", id, method };
+    if (params !== undefined) frame.params = params;
+    const line = encodeFrame(frame, Number.MAX_SAFE_INTEGER);
+    if (Buffer.byteLength(line) > MAX_MESSAGE_BYTES) {
+      return Promise.reject(new Error(`the host refuses to send a ${Buffer.byteLength(line)}-byte frame (limit ${MAX_MESSAGE_BYTES} incl. LF)`));
+    }
+    return new Promise((resolve, reject) => {
+      const timeout = this.options.requestTimeoutMs ?? 30_000;
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        if (this.manifest.api_version === "0.2") this.notify("$/cancelRequest", { id, reason: "timeout" });
+        reject(new Error(`${method} (id ${id}) timed out after ${timeout} ms`));
+      }, timeout);
+      this.pending.set(id, { method, resolve, reject, timer });
+      this.writeLine(line);
+    });
+  }
+
+  /** Send a request; resolve with its result or throw {@link ReplyError}. */
+  async call(method: string, params?: unknown): Promise<unknown> {
+    const reply = await this.request(method, params);
+    if ("error" in reply) {
+      const error = reply.error as Obj;
+      throw new ReplyError(error.code as number, error.message as string, error.data);
+    }
+    return reply.result;
+  }
+
+  /** `tool/call`. Context defaults to {@link TestHost.executionContext} with an execution scope. */
+  callTool(name: string, args: unknown = {}, options: { context?: Obj; catalogRevision?: number } = {}): Promise<unknown> {
+    const params: Obj = { name, arguments: args, context: options.context ?? this.executionContext({ execution_scope: `scope-${this.nextId}` }) };
+    if (options.catalogRevision !== undefined) params.catalog_revision = options.catalogRevision;
+    return this.call("tool/call", params);
+  }
+
+  /** `command/execute`. */
+  executeCommand(name: string, args: string[] = []): Promise<unknown> {
+    return this.call("command/execute", { name, arguments: args, context: this.executionContext() });
+  }
+
+  /** `hook/run`. */
+  runHook(hook: string, payload: Obj): Promise<unknown> {
+    return this.call("hook/run", { hook, payload, context: this.executionContext() });
+  }
+
+  /** `context/collect`. */
+  collectContext(prompt: string | null = null): Promise<unknown> {
+    return this.call("context/collect", { prompt, context: this.executionContext() });
+  }
+
+  /** `status/collect`. */
+  collectStatus(surface: string): Promise<unknown> {
+    return this.call("status/collect", { surface, context: this.executionContext() });
+  }
+
+  /** `tool/render`. */
+  renderTool(name: string, args: Obj, output: string | null, isError = false): Promise<unknown> {
+    return this.call("tool/render", { name, arguments: args, output, is_error: isError, context: this.executionContext() });
+  }
+
+  /** Send a notification. */
+  notify(method: string, params?: unknown): void {
+    const frame: Obj = { jsonrpc: "2.0", method };
+    if (params !== undefined) frame.params = params;
+    this.writeLine(encodeFrame(frame, Number.MAX_SAFE_INTEGER));
+  }
+
+  /** Send `$/cancelRequest` for a host request id (API 0.2). */
+  cancel(id: number, reason = "user"): void {
+    this.notify("$/cancelRequest", { id, reason });
+  }
+
+  /** The id the next request will use. */
+  peekNextId(): number {
+    return this.nextId;
+  }
+
+  /** Write raw bytes/text to stdin (a newline is appended unless `newline: false`). For malformed-input tests. */
+  sendRaw(data: string | Uint8Array, options: { newline?: boolean } = {}): void {
+    const bytes = typeof data === "string" ? Buffer.from(data) : data;
+    this.proc.stdin.write(bytes);
+    if (options.newline !== false) this.proc.stdin.write("\n");
+    this.proc.stdin.flush();
+    this.transcript.push({ from: "host", text: Buffer.from(bytes).toString("utf8") });
+  }
+
+  /** Wait for a host reply with this id to arrive after sending it raw. */
+  waitForReply(id: unknown, timeoutMs = 10_000): Promise<Obj> {
+    return this.waitForFrame((f) => !("method" in f) && JSON.stringify(f.id) === JSON.stringify(id), timeoutMs);
+  }
+
+  /** Wait for an extension frame matching `predicate` (already-received frames count). */
+  waitForFrame(predicate: (frame: Obj) => boolean, timeoutMs = 10_000): Promise<Obj> {
+    const seen = this.transcript.find((e) => e.from === "extension" && e.frame && predicate(e.frame));
+    if (seen) return Promise.resolve(seen.frame!);
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        predicate: (e: TranscriptEntry) => e.from === "extension" && e.frame !== undefined && predicate(e.frame),
+        resolve: (e: TranscriptEntry) => {
+          clearTimeout(timer);
+          resolve(e.frame!);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.frameWaiters = this.frameWaiters.filter((w) => w !== waiter);
+        reject(new Error(`no matching extension frame within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.frameWaiters.push(waiter);
+    });
+  }
+
+  /** Frames the extension wrote, parsed. */
+  extensionFrames(): Obj[] {
+    return this.transcript.filter((e) => e.from === "extension" && e.frame).map((e) => e.frame!);
+  }
+
+  /** Notifications the extension sent, optionally of one method. */
+  notifications(method?: string): Obj[] {
+    return this.extensionFrames().filter((f) => "method" in f && !("id" in f) && (method === undefined || f.method === method));
+  }
+
+  /** Parsed structured stderr lines. */
+  logs(): Obj[] {
+    const out: Obj[] = [];
+    for (const line of this.stderr) {
+      try {
+        out.push(JSON.parse(line) as Obj);
+      } catch {
+        /* reported as a violation when strict */
+      }
+    }
+    return out;
+  }
+
+  /** Send `shutdown`, expect `{}`, and wait (≤ 2 s, as octet) for the process to exit. Returns the exit code. */
+  async shutdown(params: Obj = {}): Promise<number> {
+    const result = await this.call("shutdown", params);
+    if (JSON.stringify(result) !== "{}") this.diagnostics.push(`shutdown acknowledged with ${JSON.stringify(result)}`);
+    const code = await Promise.race([this.exited, Bun.sleep(2_000).then(() => undefined)]);
+    if (code === undefined) {
+      this.fatal("process did not exit within 2 s after acknowledging shutdown");
+      return await this.exited;
+    }
+    this.assertHealthy();
+    return code;
+  }
+
+  /** Close stdin (EOF) and wait for the exit code. */
+  async closeStdin(): Promise<number> {
+    this.proc.stdin.end();
+    return await this.exited;
+  }
+
+  /** Kill the process (what octet does on a fatal violation). */
+  kill(): void {
+    if (this.exitCode === undefined) this.proc.kill("SIGKILL");
+  }
+
+  /** Throw if the extension broke a fatal rule or (strict) wrote unstructured stderr. */
+  assertHealthy(): void {
+    if (this.violations.length > 0) throw new HostViolation(`octet would have killed the extension:\n- ${this.violations.join("\n- ")}`);
+  }
+
+  // ---- extension → host ---------------------------------------------------------
+
+  private writeLine(line: string): void {
+    if (this.exitCode !== undefined) throw new Error("the extension has exited");
+    this.transcript.push({ from: "host", text: line.slice(0, -1), frame: JSON.parse(line) as Obj });
+    this.proc.stdin.write(line);
+    this.proc.stdin.flush();
+  }
+
+  private fatal(message: string): void {
+    this.violations.push(message);
+    this.kill();
+    const error = new HostViolation(`octet would kill the extension: ${message}`);
+    for (const [, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(error);
+    }
+    this.pending.clear();
+  }
+
+  private async readStdout(): Promise<void> {
+    // The host aborts when an unterminated line reaches 1 MiB (content ≥ 1,048,576).
+    const splitter = new LineSplitter(MAX_MESSAGE_BYTES - 1);
+    const onEvent = (event: SplitEvent) => {
+      if (event.kind === "oversize") return this.fatal("stdout line reached the 1 MiB frame limit");
+      if (event.kind === "unterminated") return this.fatal("EOF in the middle of a stdout line");
+      this.onLine(event.bytes);
+    };
+    for await (const chunk of this.proc.stdout) splitter.push(chunk, onEvent);
+    splitter.end(onEvent);
+  }
+
+  private async readStderr(): Promise<void> {
+    let partial = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of this.proc.stderr) {
+      const lines = (partial + decoder.decode(chunk, { stream: true })).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) this.onStderrLine(line);
+    }
+    if (partial !== "") this.onStderrLine(partial);
+  }
+
+  private onStderrLine(line: string): void {
+    this.stderr.push(line);
+    if (this.options.strictStderr === false || line.trim() === "") return;
+    let record: unknown;
+    try {
+      record = JSON.parse(line);
+    } catch {
+      record = undefined;
+    }
+    const r = record as Obj | undefined;
+    const ok = r !== undefined && typeof r === "object" && r !== null && !Array.isArray(r)
+      && ["debug", "info", "warning", "error"].includes(r.level as string) && typeof r.message === "string";
+    if (!ok) this.violations.push(`unstructured stderr line: ${line.slice(0, 200)}`);
+  }
+
+  private onLine(bytes: Uint8Array): void {
+    let text: string;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      return this.fatal("stdout line is not valid UTF-8");
+    }
+    if (text.trim() === "") return;
+    let frame: unknown;
+    try {
+      frame = parseJson(text);
+    } catch {
+      this.transcript.push({ from: "extension", text });
+      return this.fatal(`non-JSON on stdout: ${text.slice(0, 200)}`);
+    }
+    if (typeof frame !== "object" || frame === null || Array.isArray(frame)) return this.fatal(`stdout frame is not an object: ${text.slice(0, 200)}`);
+    const f = frame as Obj;
+    const entry: TranscriptEntry = { from: "extension", text, frame: f };
+    this.transcript.push(entry);
+    if (f.jsonrpc !== "2.0") return this.fatal(`frame without "jsonrpc":"2.0": ${text.slice(0, 200)}`);
+    if (!("method" in f)) this.onResponse(f);
+    else if (!this.initialized) return this.fatal(`extension sent ${String(f.method)} before its initialize response`);
+    else if ("id" in f) this.onExtensionRequest(f);
+    else this.onExtensionNotification(f);
+    for (const waiter of [...this.frameWaiters]) {
+      if (waiter.predicate(entry)) {
+        this.frameWaiters = this.frameWaiters.filter((w) => w !== waiter);
+        waiter.resolve(entry);
+      }
+    }
+  }
+
+  private onResponse(frame: Obj): void {
+    const violation = checkResponseEnvelope(frame);
+    if (violation) return this.fatal(violation);
+    const id = Number(readUnsigned64(frame, "id"));
+    const pending = this.pending.get(id);
+    if (!pending) {
+      this.diagnostics.push(`response for unknown or settled host id ${String(frame.id)} ignored`);
+      return;
+    }
+    this.pending.delete(id);
+    clearTimeout(pending.timer);
+    pending.resolve(frame);
+  }
+
+  private onExtensionNotification(frame: Obj): void {
+    const method = String(frame.method);
+    const verdict = checkNotification(method, frame.params, this.manifest, this.features);
+    if (verdict === "ignored") this.diagnostics.push(`unknown notification ${method} ignored`);
+    else if (verdict) this.fatal(verdict);
+    else if (method === "$/cancelRequest") {
+      const target = readId(frame.params as Obj);
+      if (target.kind === "valid") this.outstandingExtension.delete(idKey(target.id));
+    }
+  }
+
+  private onExtensionRequest(frame: Obj): void {
+    const id = readId(frame);
+    const method = String(frame.method);
+    let requestId: RequestId;
+    if (id.kind !== "valid") return this.fatal(`${method} request with an invalid id`);
+    requestId = id.id;
+    if (typeof requestId === "string" ? Buffer.byteLength(requestId) > 256 : readUnsigned64(frame, "id") === undefined) {
+      return this.fatal(`${method} request id must be a u64 or a string of at most 256 bytes`);
+    }
+    const key = idKey(requestId);
+    if (this.extensionIds.has(key)) return this.fatal(`extension request id ${String(frame.id)} reused`);
+    this.extensionIds.add(key);
+    if (this.extensionIds.size > MAX_EXTENSION_REQUEST_IDS) return this.fatal("more than 65,536 extension request ids in one generation");
+    this.outstandingExtension.add(key);
+    if (this.outstandingExtension.size > MAX_OUTSTANDING_EXTENSION_REQUESTS) return this.fatal("more than 128 outstanding extension requests");
+    const violation = checkRequest(method, frame.params, this.manifest, this.features);
+    if (violation) return this.fatal(violation);
+    const responder = this.responders.get(method);
+    if (!responder) {
+      return this.replyToExtension(requestId, TestHost.errorReply(-32601, `method not found: ${method}`));
+    }
+    void Promise.resolve()
+      .then(() => responder((frame.params ?? {}) as Obj, frame))
+      .then(
+        (value) => this.replyToExtension(requestId, value),
+        (error: Error) => this.replyToExtension(requestId, TestHost.errorReply(-32603, error.message)),
+      );
+  }
+
+  private replyToExtension(id: RequestId, value: unknown): void {
+    if (value === NO_REPLY || this.exitCode !== undefined) return;
+    const key = idKey(id);
+    if (!this.outstandingExtension.has(key)) return;
+    this.outstandingExtension.delete(key);
+    const frame: Obj = { jsonrpc: "2.0", id: wireId(id) };
+    if (typeof value === "object" && value !== null && ERROR_REPLY in value) {
+      const e = value as unknown as { code: number; message: string; data?: unknown };
+      frame.error = e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data };
+    } else {
+      frame.result = value;
+    }
+    this.writeLine(encodeFrame(frame, Number.MAX_SAFE_INTEGER));
+  }
+}
