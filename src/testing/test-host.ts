@@ -102,6 +102,7 @@ export class TestHost {
   private readonly extensionIds = new Set<string>();
   private readonly outstandingExtension = new Set<string>();
   private initialized = false;
+  private sentRaw = false;
   private offered = { features: [] as string[], required: [] as string[] };
   private exitCode: number | undefined;
   private frameWaiters: { predicate: (e: TranscriptEntry) => boolean; resolve: (e: TranscriptEntry) => void }[] = [];
@@ -307,6 +308,7 @@ export class TestHost {
 
   /** Write raw bytes/text to stdin (a newline is appended unless `newline: false`). For malformed-input tests. */
   sendRaw(data: string | Uint8Array, options: { newline?: boolean } = {}): void {
+    this.sentRaw = true;
     const bytes = typeof data === "string" ? Buffer.from(data) : data;
     this.proc.stdin.write(bytes);
     if (options.newline !== false) this.proc.stdin.write("\n");
@@ -483,6 +485,11 @@ export class TestHost {
 
   private onResponse(frame: Obj): void {
     const violation = checkResponseEnvelope(frame);
+    // A host that wrote raw (possibly malformed) input itself gets replies to it, ids and all.
+    if (violation && this.sentRaw) {
+      this.diagnostics.push(`reply to raw input: ${violation}`);
+      return;
+    }
     if (violation) return this.fatal(violation);
     const id = Number(readUnsigned64(frame, "id"));
     const pending = this.pending.get(id);

@@ -18,8 +18,9 @@ let claimed: ClaimedStdio | undefined;
  * Take ownership of stdout for the protocol (spec §1.3, DESIGN "stdout belongs
  * to the runtime"):
  * - the real stdout is duplicated to a private descriptor used only by the
- *   frame writer, and fd 1 is pointed at stderr, so that anything else that
- *   writes to fd 1 (native code, inherited child processes) lands on stderr;
+ *   frame writer, and fd 1 is pointed at a pipe the runtime reads, so that
+ *   anything else writing to fd 1 (`Bun.write(Bun.stdout)`, native code,
+ *   child processes inheriting stdout) becomes structured stderr log lines;
  * - `console.*`, `process.stdout.write` and `process.stderr.write` are routed
  *   through the structured logger, so stderr stays one JSON object per line;
  * - uncaught exceptions and unhandled rejections are logged, not printed.
@@ -33,8 +34,9 @@ export function claimStdio(logger: Logger): ClaimedStdio {
     stderrSink.flush();
   };
   logger.setOutput(stderrLine);
-  const protocolFd = privateStdoutFd();
-  const protocol: FrameSink = protocolFd === undefined ? Bun.stdout.writer() : Bun.file(protocolFd).writer();
+  const fds = redirectStdoutFd();
+  const protocol: FrameSink = fds === undefined ? Bun.stdout.writer() : Bun.file(fds.protocol).writer();
+  if (fds) void logStrayOutput(fds.stray, logger);
   routeConsole(logger);
   routeStream(process.stdout, logger, "info", "stdout");
   routeStream(process.stderr, logger, "warning", "stderr");
@@ -54,23 +56,52 @@ function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-/** dup(1) for the protocol, then dup2(2, 1). Undefined when libc is not reachable. */
-function privateStdoutFd(): number | undefined {
+/**
+ * `dup(1)` for the protocol, then point fd 1 at a new pipe. Undefined (JS-level
+ * routing only) where libc cannot be reached through Bun's FFI.
+ */
+function redirectStdoutFd(): { protocol: number; stray: number } | undefined {
   try {
-    // Imported lazily so that a platform without FFI still runs (JS-level routing only).
-    const { dlopen, FFIType } = require("bun:ffi") as typeof import("bun:ffi");
+    const { dlopen, FFIType, ptr } = require("bun:ffi") as typeof import("bun:ffi");
     const name = process.platform === "darwin" ? "libSystem.B.dylib" : "libc.so.6";
     const libc = dlopen(name, {
       dup: { args: [FFIType.i32], returns: FFIType.i32 },
       dup2: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+      pipe: { args: [FFIType.ptr], returns: FFIType.i32 },
+      close: { args: [FFIType.i32], returns: FFIType.i32 },
     });
-    const fd = libc.symbols.dup(1);
-    if (fd < 0) return undefined;
-    if (libc.symbols.dup2(2, 1) < 0) return undefined;
-    return fd;
+    const protocol = libc.symbols.dup(1);
+    if (protocol < 0) return undefined;
+    const ends = new Int32Array(2);
+    if (libc.symbols.pipe(ptr(ends)) < 0 || libc.symbols.dup2(ends[1]!, 1) < 0) {
+      libc.symbols.close(protocol);
+      return undefined;
+    }
+    libc.symbols.close(ends[1]!);
+    return { protocol, stray: ends[0]! };
   } catch {
     return undefined;
   }
+}
+
+/** Turn whatever reaches the redirected fd 1 into `info` log lines. */
+async function logStrayOutput(fd: number, logger: Logger): Promise<void> {
+  const decoder = new TextDecoder();
+  let partial = "";
+  const emit = (line: string) => {
+    const text = line.replace(/\r$/, "");
+    if (text.trim() !== "") logger.write("info", text, { source: "stdout" });
+  };
+  try {
+    for await (const chunk of Bun.file(fd).stream()) {
+      const lines = (partial + decoder.decode(chunk, { stream: true })).split("\n");
+      partial = lines.pop() ?? "";
+      lines.forEach(emit);
+    }
+  } catch {
+    /* the pipe closed */
+  }
+  emit(partial);
 }
 
 const CONSOLE_LEVELS: [string, LogLevel][] = [

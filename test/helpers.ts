@@ -1,0 +1,37 @@
+import { afterEach } from "bun:test";
+import { TestHost, type TestHostOptions } from "octet-extension/testing";
+
+export const FIXTURE = new URL("./fixtures/wire-fixture", import.meta.url).pathname;
+export const QUIET_FIXTURE = new URL("./fixtures/wire-fixture-quiet", import.meta.url).pathname;
+
+const started: TestHost[] = [];
+afterEach(() => {
+  for (const host of started.splice(0)) host.kill();
+});
+
+/** Start a fixture under the strict test host; killed after each test. */
+export async function startHost(dir = FIXTURE, options: TestHostOptions = {}): Promise<TestHost> {
+  const host = await TestHost.start(dir, options);
+  started.push(host);
+  return host;
+}
+
+/** Start and initialize. */
+export async function ready(dir = FIXTURE, options: TestHostOptions = {}): Promise<TestHost> {
+  const host = await startHost(dir, options);
+  await host.initialize();
+  return host;
+}
+
+/** Every stdout line is one JSON-RPC 2.0 object; every stderr line a structured log record. */
+export function expectCleanStreams(host: TestHost): void {
+  for (const entry of host.transcript.filter((e) => e.from === "extension")) {
+    const frame = JSON.parse(entry.text);
+    if (frame.jsonrpc !== "2.0") throw new Error(`not a JSON-RPC 2.0 frame: ${entry.text}`);
+  }
+  for (const line of host.stderr.filter((l) => l.trim() !== "")) {
+    const record = JSON.parse(line);
+    if (typeof record.level !== "string" || typeof record.message !== "string") throw new Error(`unstructured stderr: ${line}`);
+  }
+  if (host.violations.length > 0) throw new Error(`violations: ${host.violations.join("; ")}`);
+}
