@@ -1,0 +1,114 @@
+/**
+ * `npm run bench`: the SDK runtime against a raw hand-written Bun responder
+ * (the floor), measured in the same run. Figures and ratios; not a test.
+ */
+import { BenchClient } from "./client.ts";
+
+const here = new URL(".", import.meta.url).pathname;
+const taskset = Bun.which("taskset");
+const bun = process.execPath;
+const subjects = {
+  floor: [bun, `${here}floor-extension.ts`],
+  sdk: [bun, `${here}sdk-extension.ts`],
+};
+const pinned = (argv: string[]) => (taskset ? [taskset, "-c", "0", ...argv] : argv);
+
+type Figures = Record<string, number>;
+
+async function measure(argv: string[]): Promise<Figures> {
+  const f: Figures = {};
+  // Cold start: spawn → initialize reply, median of 9.
+  const starts: number[] = [];
+  for (let i = 0; i < 9; i++) {
+    const t0 = performance.now();
+    const c = new BenchClient(argv);
+    await c.initialize();
+    starts.push(performance.now() - t0);
+    await c.shutdown();
+  }
+  f.coldStartMs = median(starts);
+
+  // Sequential round trips, pinned to one CPU when taskset exists.
+  const seq = new BenchClient(pinned(argv));
+  await seq.initialize();
+  for (let i = 0; i < 200; i++) await seq.request("tool/call", { name: "echo", arguments: { text: "warm" } });
+  const rtts: number[] = [];
+  for (let i = 0; i < 2000; i++) {
+    const t0 = performance.now();
+    await seq.request("tool/call", { name: "echo", arguments: { text: "ping" } });
+    rtts.push(performance.now() - t0);
+  }
+  rtts.sort((a, b) => a - b);
+  f.seqP50Us = rtts[Math.floor(rtts.length * 0.5)]! * 1000;
+  f.seqP99Us = rtts[Math.floor(rtts.length * 0.99)]! * 1000;
+  await seq.shutdown();
+
+  const c = new BenchClient(argv);
+  await c.initialize();
+  // Pipelined: keep 64 in flight.
+  const total = 10_000;
+  let sent = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (sent < total) {
+        sent++;
+        await c.request("tool/call", { name: "echo", arguments: { text: "x" } });
+      }
+    }),
+  );
+  f.pipelinedPerS = total / ((performance.now() - t0) / 1000);
+
+  // 512 KiB echo.
+  const big = "y".repeat(512 * 1024);
+  const rounds = 40;
+  const t1 = performance.now();
+  for (let i = 0; i < rounds; i++) await c.request("tool/call", { name: "echo", arguments: { text: big } });
+  f.echo512MBps = (2 * rounds * big.length) / 1e6 / ((performance.now() - t1) / 1000);
+
+  // Notification burst (API 0.1's progress-like stream).
+  const count = 20_000;
+  const t2 = performance.now();
+  await c.request("tool/call", { name: "burst", arguments: { count } });
+  f.notificationsPerS = count / ((performance.now() - t2) / 1000);
+
+  f.peakRssMiB = (await c.peakRssKiB()) / 1024;
+  await c.shutdown();
+  return f;
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+const rows: [string, keyof Figures, "lower" | "higher", number | undefined][] = [
+  ["cold start (spawn → initialize reply), ms", "coldStartMs", "lower", 1.3],
+  ["sequential round trip p50, µs", "seqP50Us", "lower", 1.5],
+  ["sequential round trip p99, µs", "seqP99Us", "lower", undefined],
+  ["pipelined throughput (64 in flight), calls/s", "pipelinedPerS", "higher", undefined],
+  ["512 KiB echo, MB/s (in + out)", "echo512MBps", "higher", 0.8],
+  ["notifications/s (API 0.1 progress stream)", "notificationsPerS", "higher", 0.7],
+  ["peak RSS, MiB", "peakRssMiB", "lower", 1.2],
+];
+
+console.log(`octet-extension bench — Bun ${Bun.version}, ${navigator.hardwareConcurrency} CPUs${taskset ? ", sequential pinned with taskset -c 0" : ""}`);
+const floor = await measure(subjects.floor);
+const sdk = await measure(subjects.sdk);
+console.log("\n| metric | floor | sdk | sdk/floor | target |\n|---|---:|---:|---:|---|");
+let missed = 0;
+for (const [label, key, better, target] of rows) {
+  const ratio = sdk[key]! / floor[key]!;
+  let verdict = "—";
+  if (target !== undefined) {
+    const ok = better === "lower" ? ratio <= target : ratio >= target;
+    if (!ok) missed++;
+    verdict = `${better === "lower" ? "≤" : "≥"} ${target}× ${ok ? "met" : "MISSED"}`;
+  }
+  console.log(`| ${label} | ${fmt(floor[key]!)} | ${fmt(sdk[key]!)} | ${ratio.toFixed(2)}× | ${verdict} |`);
+}
+console.log(missed === 0 ? "\nall targets met" : `\n${missed} target(s) missed`);
+
+function fmt(n: number): string {
+  return n >= 100 ? Math.round(n).toString() : n.toFixed(2);
+}
