@@ -4,12 +4,21 @@
  */
 import { BenchClient } from "./client.ts";
 
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+
 const here = new URL(".", import.meta.url).pathname;
 const taskset = Bun.which("taskset");
 const bun = process.execPath;
+// Both subjects are measured as shipped: bundled and minified by `bun build`.
+const out = mkdtempSync(`${tmpdir()}/octet-bench-`);
+for (const name of ["floor-extension", "sdk-extension"]) {
+  const built = await Bun.build({ entrypoints: [`${here}${name}.ts`], target: "bun", minify: true, outdir: out });
+  if (!built.success) throw new Error(`bundling ${name} failed: ${built.logs.join("\n")}`);
+}
 const subjects = {
-  floor: [bun, `${here}floor-extension.ts`],
-  sdk: [bun, `${here}sdk-extension.ts`],
+  floor: [bun, `${out}/floor-extension.js`],
+  sdk: [bun, `${out}/sdk-extension.js`],
 };
 const pinned = (argv: string[]) => (taskset ? [taskset, "-c", "0", ...argv] : argv);
 

@@ -82,7 +82,7 @@ export class Extension {
   private running = false;
 
   constructor(options: ExtensionOptions = {}) {
-    this.log = new Logger((line) => process.stderr.write(line + "\n"), options.logLevel ?? "info");
+    this.log = new Logger(writeStderrLine, options.logLevel ?? "info");
     this.apiVersion = resolveApiVersion(options.apiVersion, this.log);
     this.registry = new Registry(this.apiVersion);
     const supported = options.supportedFeatures ?? [...SUPPORTED_FEATURES];
@@ -365,4 +365,12 @@ function positive(name: string, value: number): number {
 function nonNegative(name: string, value: number): number {
   if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`);
   return value;
+}
+
+let stderrSink: ReturnType<typeof Bun.stderr.writer> | undefined;
+/** Logger output before `run()` claims stdio (avoids touching the costly `process.stderr`). */
+function writeStderrLine(line: string): void {
+  stderrSink ??= Bun.stderr.writer();
+  stderrSink.write(line + "\n");
+  stderrSink.flush();
 }

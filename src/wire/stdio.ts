@@ -1,4 +1,3 @@
-import { format } from "node:util";
 import type { Logger, LogLevel } from "../log.ts";
 import type { FrameSink } from "./frame-writer.ts";
 
@@ -6,8 +5,6 @@ import type { FrameSink } from "./frame-writer.ts";
 export interface ClaimedStdio {
   /** Sink for protocol frames: the real stdout. */
   protocol: FrameSink;
-  /** Write one structured line to stderr. */
-  stderrLine(line: string): void;
   /** Resolve once stderr output has been handed to the OS. */
   flushStderr(): Promise<void>;
 }
@@ -15,36 +12,39 @@ export interface ClaimedStdio {
 let claimed: ClaimedStdio | undefined;
 
 /**
- * Take ownership of stdout for the protocol (spec §1.3, DESIGN "stdout belongs
- * to the runtime"):
- * - the real stdout is duplicated to a private descriptor used only by the
- *   frame writer, and fd 1 is pointed at a pipe the runtime reads, so that
- *   anything else writing to fd 1 (`Bun.write(Bun.stdout)`, native code,
- *   child processes inheriting stdout) becomes structured stderr log lines;
- * - `console.*`, `process.stdout.write` and `process.stderr.write` are routed
- *   through the structured logger, so stderr stays one JSON object per line;
- * - uncaught exceptions and unhandled rejections are logged, not printed.
- * Idempotent: the second call returns the first claim.
+ * Take ownership of stdout for the protocol and keep stderr structured
+ * (spec §1.3, §8.9; DESIGN "stdout belongs to the runtime"):
+ * - the real stdout and stderr are duplicated to private descriptors, used
+ *   only by the frame writer and the logger;
+ * - fd 1 and fd 2 are pointed at pipes the runtime reads, so anything else
+ *   written there (`Bun.write(Bun.stdout)`, `process.stdout.write`, native
+ *   code, child processes inheriting them, Bun's own warnings) becomes
+ *   structured log lines (`info` for fd 1, `warning` for fd 2);
+ * - `console.*` is logged at its own level; uncaught errors are logged.
+ * Where libc is not reachable through Bun's FFI, `process.stdout`/`stderr`
+ * writes are routed at JS level instead. Idempotent.
  */
 export function claimStdio(logger: Logger): ClaimedStdio {
   if (claimed) return claimed;
-  const stderrSink = Bun.stderr.writer();
-  const stderrLine = (line: string) => {
+  const fds = redirectStdio();
+  const stderrSink = fds ? Bun.file(fds.stderr).writer() : Bun.stderr.writer();
+  logger.setOutput((line) => {
     stderrSink.write(line + "\n");
     stderrSink.flush();
-  };
-  logger.setOutput(stderrLine);
-  const fds = redirectStdoutFd();
-  const protocol: FrameSink = fds === undefined ? Bun.stdout.writer() : Bun.file(fds.protocol).writer();
-  if (fds) void logStrayOutput(fds.stray, logger);
+  });
+  const protocol: FrameSink = fds ? Bun.file(fds.stdout).writer() : Bun.stdout.writer();
+  if (fds) {
+    void logPipe(fds.strayStdout, logger, "info", "stdout");
+    void logPipe(fds.strayStderr, logger, "warning", "stderr");
+  } else {
+    routeStream(process.stdout, logger, "info", "stdout");
+    routeStream(process.stderr, logger, "warning", "stderr");
+  }
   routeConsole(logger);
-  routeStream(process.stdout, logger, "info", "stdout");
-  routeStream(process.stderr, logger, "warning", "stderr");
   process.on("uncaughtException", (error) => logger.error("uncaught exception", { error: describe(error) }));
   process.on("unhandledRejection", (reason) => logger.error("unhandled rejection", { error: describe(reason) }));
   claimed = {
     protocol,
-    stderrLine,
     flushStderr: async () => {
       await stderrSink.flush();
     },
@@ -56,41 +56,45 @@ function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-/**
- * `dup(1)` for the protocol, then point fd 1 at a new pipe. Undefined (JS-level
- * routing only) where libc cannot be reached through Bun's FFI.
- */
-function redirectStdoutFd(): { protocol: number; stray: number } | undefined {
+interface Redirected {
+  stdout: number;
+  stderr: number;
+  strayStdout: number;
+  strayStderr: number;
+}
+
+/** Keep private copies of fds 1 and 2, then point both at pipes. Undefined where FFI is unavailable. */
+function redirectStdio(): Redirected | undefined {
   try {
     const { dlopen, FFIType, ptr } = require("bun:ffi") as typeof import("bun:ffi");
     const name = process.platform === "darwin" ? "libSystem.B.dylib" : "libc.so.6";
-    const libc = dlopen(name, {
+    const { symbols: c } = dlopen(name, {
       dup: { args: [FFIType.i32], returns: FFIType.i32 },
       dup2: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
       pipe: { args: [FFIType.ptr], returns: FFIType.i32 },
       close: { args: [FFIType.i32], returns: FFIType.i32 },
     });
-    const protocol = libc.symbols.dup(1);
-    if (protocol < 0) return undefined;
-    const ends = new Int32Array(2);
-    if (libc.symbols.pipe(ptr(ends)) < 0 || libc.symbols.dup2(ends[1]!, 1) < 0) {
-      libc.symbols.close(protocol);
-      return undefined;
-    }
-    libc.symbols.close(ends[1]!);
-    return { protocol, stray: ends[0]! };
+    const stdout = c.dup(1);
+    const stderr = c.dup(2);
+    const out = new Int32Array(2);
+    const err = new Int32Array(2);
+    if (stdout < 0 || stderr < 0 || c.pipe(ptr(out)) < 0 || c.pipe(ptr(err)) < 0) return undefined;
+    if (c.dup2(out[1]!, 1) < 0 || c.dup2(err[1]!, 2) < 0) return undefined;
+    c.close(out[1]!);
+    c.close(err[1]!);
+    return { stdout, stderr, strayStdout: out[0]!, strayStderr: err[0]! };
   } catch {
     return undefined;
   }
 }
 
-/** Turn whatever reaches the redirected fd 1 into `info` log lines. */
-async function logStrayOutput(fd: number, logger: Logger): Promise<void> {
+/** Turn whatever reaches a redirected descriptor into log lines. */
+async function logPipe(fd: number, logger: Logger, level: LogLevel, source: string): Promise<void> {
   const decoder = new TextDecoder();
   let partial = "";
   const emit = (line: string) => {
     const text = line.replace(/\r$/, "");
-    if (text.trim() !== "") logger.write("info", text, { source: "stdout" });
+    if (text.trim() !== "") logger.write(level, text, { source });
   };
   try {
     for await (const chunk of Bun.file(fd).stream()) {
@@ -116,26 +120,25 @@ const CONSOLE_LEVELS: [string, LogLevel][] = [
 ];
 
 function routeConsole(logger: Logger): void {
+  const format = (args: unknown[]) => args.map((a) => (typeof a === "string" ? a : Bun.inspect(a))).join(" ");
   for (const [method, level] of CONSOLE_LEVELS) {
-    (console as unknown as Record<string, unknown>)[method] = (...args: unknown[]) =>
-      logger.write(level, format(...args), { source: "console" });
+    (console as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => logger.write(level, format(args), { source: "console" });
   }
 }
 
+/** JS-level fallback: line-buffer a Node stream's writes into log lines. */
 function routeStream(stream: NodeJS.WriteStream, logger: Logger, level: LogLevel, source: string): void {
   let partial = "";
-  const flushPartial = () => {
-    if (partial.trim() !== "") logger.write(level, partial, { source });
-    partial = "";
-  };
   (stream as unknown as { write: unknown }).write = (chunk: unknown, encodingOrCallback?: unknown, callback?: unknown) => {
     const text = typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8");
     const lines = (partial + text).split("\n");
     partial = lines.pop() ?? "";
-    for (const line of lines) if (line.replace(/\r$/, "").trim() !== "") logger.write(level, line.replace(/\r$/, ""), { source });
+    for (const line of lines) if (line.trim() !== "") logger.write(level, line.replace(/\r$/, ""), { source });
     const done = typeof encodingOrCallback === "function" ? encodingOrCallback : callback;
     if (typeof done === "function") queueMicrotask(() => (done as () => void)());
     return true;
   };
-  process.once("exit", flushPartial);
+  process.once("exit", () => {
+    if (partial.trim() !== "") logger.write(level, partial, { source });
+  });
 }
