@@ -6,14 +6,21 @@ export class FrameEncodeError extends Error {}
 /**
  * Serialize one frame compactly and check it against the host's limit:
  * content + LF ≤ `limit` (spec §1.2). Lone UTF-16 surrogates, which the host's
- * parser rejects, are replaced with U+FFFD (spec §1.1).
+ * parser rejects, are replaced with U+FFFD (spec §1.1). `bigint` values are
+ * written as JSON integers. Like `JSON.stringify`, NaN and ±Infinity become
+ * `null` (valid JSON the host accepts; Python would refuse them).
  */
 export function encodeFrame(frame: object, limit = MAX_MESSAGE_BYTES): string {
   let text: string;
   try {
-    text = JSON.stringify(frame, rejectNonFinite);
-  } catch (error) {
-    throw new FrameEncodeError(`cannot serialize JSON-RPC message: ${(error as Error).message}`);
+    text = JSON.stringify(frame);
+  } catch {
+    // Slow path only for what plain stringify refuses (bigint) or to name the problem.
+    try {
+      text = JSON.stringify(frame, rejectNonFinite);
+    } catch (error) {
+      throw new FrameEncodeError(`cannot serialize JSON-RPC message: ${(error as Error).message}`);
+    }
   }
   if (text.includes("\\ud")) text = JSON.stringify(frame, wellFormed);
   const line = text + "\n";

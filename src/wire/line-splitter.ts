@@ -2,7 +2,9 @@
  * Byte-level LF framing (spec §1.1, §1.2). Chunks go in, whole lines come out.
  * A line's content excludes its LF and one trailing CR. Content longer than
  * `limit` bytes is reported once as oversize and discarded through the next
- * LF without being buffered.
+ * LF without being buffered. Chunks are kept as views, not copied: the
+ * caller must not reuse a chunk's memory after pushing it (stream chunks are
+ * fresh buffers).
  */
 export type SplitEvent =
   | { kind: "line"; bytes: Uint8Array }
@@ -31,7 +33,7 @@ export class LineSplitter {
           this.discarding = true;
           emit({ kind: "oversize" });
         } else if (piece.length > 0) {
-          this.parts.push(piece.slice());
+          this.parts.push(piece);
           this.size += piece.length;
         }
       }
