@@ -50,10 +50,11 @@ export class FrameWriter {
         const batch = this.queue;
         this.queue = [];
         try {
-          for (const item of batch) {
-            const pending = this.sink.write(item.line);
-            if (typeof pending !== "number") await pending;
-          }
+          // One native write per batch: whole lines only, in queue order.
+          let text = "";
+          for (const item of batch) text += item.line;
+          const pending = this.sink.write(text);
+          if (typeof pending !== "number") await pending;
           const flushed = this.sink.flush();
           if (typeof flushed !== "number") await flushed;
           for (const item of batch) item.done();
