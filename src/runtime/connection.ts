@@ -3,7 +3,7 @@ import type { Logger } from "../log.ts";
 import { decodeLine } from "../wire/decode.ts";
 import { FrameEncodeError, encodeFrame } from "../wire/encode.ts";
 import type { FrameWriter } from "../wire/frame-writer.ts";
-import { type RequestId, idKey, readId, showId, wireId } from "../wire/ids.ts";
+import { type RequestId, idKey, readId, wireId } from "../wire/ids.ts";
 import { readInteger } from "../wire/json.ts";
 import type { SplitEvent } from "../wire/line-splitter.ts";
 import { CancellationToken } from "./cancellation.ts";
@@ -43,6 +43,8 @@ interface ActiveRequest {
 type Outcome = { result: unknown } | { error: RpcError };
 
 const JSONRPC = "2.0";
+/** How long the final flush may take before the process ends anyway (spec §8.8 step 6). */
+const FINAL_FLUSH_MS = 2_000;
 
 /**
  * One protocol session over stdin/stdout: routes every decoded frame (spec
@@ -123,7 +125,7 @@ export class Connection {
     if (typeof method !== "string" || method === "") {
       return this.rejectInput(ErrorCode.InvalidRequest, "method must be a string", echo);
     }
-    const params = value.params;
+    const params = value.params === undefined ? {} : value.params;
     if (id.kind === "absent") return this.routeNotification(method, params);
     if (id.kind === "invalid") {
       return this.rejectInput(ErrorCode.InvalidRequest, "JSON-RPC id must be an integer or string", echo);
@@ -137,7 +139,7 @@ export class Connection {
       return;
     }
     if (!this.hostRequestsImpl?.settle(id.id, message)) {
-      this.options.logger.warning("ignored late or unknown response", { response_id: showId(id.id) });
+      this.options.logger.warning("ignored late or unknown response", { response_id: id.id });
     }
   }
 
@@ -195,9 +197,10 @@ export class Connection {
       return void this.writeReply(id, { error: rpc });
     }
     const { result, session } = negotiated;
+    // The reply is queued before the state changes, so nothing can precede it; a reply that
+    // cannot be encoded is answered -32603 and leaves the process uninitialised.
+    if (!this.writeReplyChecked(id, { result })) return;
     this.hostRequestsImpl = new HostRequests(session.api, this.options.writer, this.options.logger, this.options.maxMessageBytes);
-    // The reply is queued before the state changes, so nothing can precede it.
-    void this.writeReply(id, { result });
     this.sessionInfo = session;
     this.state = "ready";
     this.scheduler.setConcurrency(session.concurrency);
@@ -208,7 +211,7 @@ export class Connection {
   private async execute(request: ActiveRequest): Promise<void> {
     if (request.settled) return;
     if (request.token.cancelled) return this.settle(request, { error: cancelledError(request.token.reason!) });
-    const method = METHODS[request.method];
+    const method = Object.hasOwn(METHODS, request.method) ? METHODS[request.method] : undefined;
     let outcome: Outcome;
     if (!method) {
       outcome = { error: new RpcError(ErrorCode.MethodNotFound, `unknown method: ${request.method}`) };
@@ -256,8 +259,15 @@ export class Connection {
     this.scheduler.release();
   }
 
+  /** Like {@link writeReply}; false when the outcome could not be encoded (-32603 was sent instead). */
+  private writeReplyChecked(id: RequestId, outcome: Outcome): boolean {
+    let encoded = true;
+    void this.writeReply(id, outcome, () => (encoded = false));
+    return encoded;
+  }
+
   /** Encode and queue a reply; an unencodable result becomes `-32603` (never `-32800`). */
-  private writeReply(id: RequestId, outcome: Outcome): Promise<void> {
+  private writeReply(id: RequestId, outcome: Outcome, onEncodeFailure?: () => void): Promise<void> {
     const frame: JsonObject = { jsonrpc: JSONRPC, id: wireId(id) };
     if ("result" in outcome) frame.result = outcome.result;
     else frame.error = outcome.error.toJSON();
@@ -267,6 +277,7 @@ export class Connection {
     } catch (error) {
       const message = error instanceof FrameEncodeError ? error.message : `cannot serialize JSON-RPC message: ${errorText(error)}`;
       this.options.logger.error("request failed", { code: ErrorCode.InternalError, error: message });
+      onEncodeFailure?.();
       line = encodeFrame({ jsonrpc: JSONRPC, id: wireId(id), error: { code: ErrorCode.InternalError, message } }, this.options.maxMessageBytes);
     }
     return this.options.writer.write(line).catch(() => undefined);
@@ -352,7 +363,7 @@ export class Connection {
         outcome = { error: new RpcError(ErrorCode.InternalError, "shutdown failed") };
       }
     }
-    await this.writeReply(id, outcome);
+    await Promise.race([this.writeReply(id, outcome), sleep(FINAL_FLUSH_MS)]);
     await this.stop("extension stopped");
   }
 
@@ -384,7 +395,8 @@ export class Connection {
     this.state = "stopped";
     for (const request of this.active.values()) request.token.cancel("shutdown");
     this.hostRequestsImpl?.failAll(failOutstandingWith);
-    await this.options.writer.drained();
+    // A host that stopped reading cannot keep the process alive: flush for at most 2 s.
+    await Promise.race([this.options.writer.drained(), sleep(FINAL_FLUSH_MS)]);
     this.options.onStop();
   }
 }

@@ -237,6 +237,9 @@ export class Extension {
   ): Promise<boolean> {
     if (typeof prompt !== "string") throw new Error("confirmation prompt must be a string");
     if (options.detail !== undefined && typeof options.detail !== "string") throw new Error("confirmation detail must be a string");
+    for (const key of ["destructive", "default"] as const) {
+      if (options[key] !== undefined && typeof options[key] !== "boolean") throw new Error(`confirmation ${key} must be a boolean`);
+    }
     const connection = this.requireInitialized();
     if (connection.session!.contributes.confirmations !== true) {
       throw new RpcError(ErrorCode.MethodNotFound, "confirmations are not declared");

@@ -48,7 +48,7 @@ export class HostRequests {
       throw new RpcError(ErrorCode.ServerError, `extension request id budget exhausted (${MAX_EXTENSION_REQUEST_IDS} per process)`);
     }
     const id: RequestId = this.api === "0.1" ? this.next : `ts:${this.next}`;
-    const line = encodeFrame({ jsonrpc: "2.0", id: wireId(id), method, params }, this.maxMessageBytes);
+    const line = this.encode({ jsonrpc: "2.0", id: wireId(id), method, params });
     this.next++;
     const key = idKey(id);
     return new Promise<unknown>((resolve, reject) => {
@@ -80,7 +80,7 @@ export class HostRequests {
 
   /** Send a notification frame (validated by the caller). */
   notify(method: string, params: JsonObject): Promise<void> {
-    const line = encodeFrame({ jsonrpc: "2.0", method, params }, this.maxMessageBytes);
+    const line = this.encode({ jsonrpc: "2.0", method, params });
     return this.writer.write(line).catch((error: Error) => {
       throw new RpcError(ErrorCode.ServerError, error.message);
     });
@@ -123,6 +123,15 @@ export class HostRequests {
       entry.reject(error);
     }
     for (const resolve of this.slotWaiters.splice(0)) resolve();
+  }
+
+  /** Encode a frame; too large or unserializable is a `-32603` (spec §5, §8.6), nothing written. */
+  private encode(frame: JsonObject): string {
+    try {
+      return encodeFrame(frame, this.maxMessageBytes);
+    } catch (error) {
+      throw new RpcError(ErrorCode.InternalError, (error as Error).message);
+    }
   }
 
   get size(): number {

@@ -38,10 +38,11 @@ async function guarded<T>(env: MethodEnv, failure: string, fields: JsonObject, f
   }
 }
 
-/** `list` when the manifest declared the key, else undefined (no check). */
-function declaredList(session: Session, key: string): unknown[] | undefined {
+/** Refuse `name` unless `contributes[key]` lists it; an absent key means no check (spec §8.4). */
+function requireDeclared(session: Session, key: string, name: string, what: string): void {
+  if (!(key in session.contributes)) return;
   const list = session.contributes[key];
-  return Array.isArray(list) ? list : undefined;
+  if (!Array.isArray(list) || !list.includes(name)) throw notFound(`${name} is not a declared ${what}`);
 }
 
 const toolCall: Method = async (env, raw, ctx) => {
@@ -86,8 +87,7 @@ const hookRun: Method = async (env, raw, ctx) => {
   const params = objectParams("hook/run", raw);
   const hook = params.hook;
   if (typeof hook !== "string" || hook === "") throw badParams("hook must be a string");
-  const declared = declaredList(env.session, "hooks");
-  if (declared && !declared.includes(hook)) throw notFound(`${hook} is not a declared hook`);
+  requireDeclared(env.session, "hooks", hook, "hook");
   const handler = env.registry.hooks.get(hook as HookName);
   if (!handler) return results.hookResult(null);
   const payload = params.payload === undefined ? {} : params.payload;
@@ -108,8 +108,7 @@ const statusCollect: Method = async (env, raw, ctx) => {
   const params = objectParams("status/collect", raw);
   const surface = params.surface;
   if (typeof surface !== "string" || surface === "") throw badParams("status surface must be a string");
-  const declared = declaredList(env.session, "ui");
-  if (!declared || !declared.includes(surface)) throw notFound(`${surface} is not a declared ui`);
+  requireDeclared(env.session, "ui", surface, "ui");
   const handler = env.registry.statuses.get(surface as Surface);
   if (!handler) return null;
   const value = await guarded(env, "request handler failed", { method: "status/collect" }, () => handler(params as never, ctx));
@@ -120,8 +119,7 @@ const toolRender: Method = async (env, raw, ctx) => {
   const params = objectParams("tool/render", raw);
   const name = params.name;
   if (typeof name !== "string" || name === "") throw badParams("renderer name must be a string");
-  const declared = declaredList(env.session, "tool_renderers");
-  if (!declared || !declared.includes(name)) throw notFound(`${name} is not a declared tool_renderer`);
+  requireDeclared(env.session, "tool_renderers", name, "tool_renderer");
   const handler = env.registry.renderers.get(name);
   if (!handler) return { segments: [] };
   const value = await guarded(env, "request handler failed", { method: "tool/render" }, () => handler(params as never, ctx));
@@ -138,8 +136,9 @@ export const METHODS: Readonly<Record<string, Method>> = {
   "tool/render": toolRender,
 };
 
-/** Default tool lookup without dynamic catalogs: the registered map. */
+/** Default tool lookup without dynamic catalogs: the registered map (spec §8.7 order). */
 export function lookupRegisteredTool(registry: Registry, params: JsonObject): ToolEntry {
+  if ("catalog_revision" in params) throw badParams("tool/call catalog_revision requires negotiated dynamic_tools");
   const name = params.name;
   const tool = typeof name === "string" ? registry.tools.get(name) : undefined;
   if (!tool) throw notFound(`unknown tool: ${results.pyStr(name)}`);

@@ -133,10 +133,12 @@ export function checkNotification(method: string, params: unknown, manifest: Hos
       if (!c.ui.includes(params.surface as string)) return `status/contribution for undeclared surface ${JSON.stringify(params.surface)}`;
       if (typeof params.text !== "string") return "status/contribution text must be a string";
       if (params.style_role !== undefined && params.style_role !== null && typeof params.style_role !== "string") return "status/contribution style_role must be a string";
-      if (params.priority !== undefined && (!Number.isInteger(params.priority) || Math.abs(params.priority as number) > 2 ** 31)) return "status/contribution priority must be an i32";
+      const p = params.priority as number;
+      if (params.priority !== undefined && (!Number.isInteger(p) || p < -(2 ** 31) || p > 2 ** 31 - 1)) return "status/contribution priority must be an i32";
       return undefined;
     }
     case "$/cancelRequest": {
+      if (manifest.api_version === "0.1") return "$/cancelRequest is not part of the frozen API 0.1 wire";
       if (!isObj(params) || !("id" in params)) return "$/cancelRequest without params.id";
       const id = params.id;
       if (typeof id !== "string" && readUnsigned64(params, "id") === undefined) return "$/cancelRequest with an invalid id";

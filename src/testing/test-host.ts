@@ -499,6 +499,8 @@ export class TestHost {
     }
     this.pending.delete(id);
     clearTimeout(pending.timer);
+    // octet accepts other frames as soon as it has read a successful initialize reply.
+    if (pending.method === "initialize" && "result" in frame) this.initialized = true;
     pending.resolve(frame);
   }
 
