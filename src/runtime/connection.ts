@@ -84,17 +84,6 @@ export class Connection {
     return this.hostRequestsImpl;
   }
 
-  /** Is `id` a host request that is admitted and not yet answered? */
-  isActive(id: RequestId): boolean {
-    const request = this.active.get(idKey(id));
-    return request !== undefined && !request.settled;
-  }
-
-  /** Cancellation token of an active host request. */
-  tokenOf(id: RequestId): CancellationToken | undefined {
-    return this.active.get(idKey(id))?.token;
-  }
-
   // ---- inbound -----------------------------------------------------------
 
   /** Handle one event from the line splitter. */
