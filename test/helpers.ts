@@ -1,5 +1,9 @@
 import { afterEach } from "bun:test";
-import { TestHost, type TestHostOptions } from "octet-extension/testing";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadManifest, TestHost, type TestHostOptions } from "octet-extension/testing";
+import { pathWithBun, planLaunch } from "../src/testing/launch.ts";
 
 export const FIXTURE = new URL("./fixtures/wire-fixture", import.meta.url).pathname;
 export const QUIET_FIXTURE = new URL("./fixtures/wire-fixture-quiet", import.meta.url).pathname;
@@ -34,4 +38,16 @@ export function expectCleanStreams(host: TestHost): void {
     if (typeof record.level !== "string" || typeof record.message !== "string") throw new Error(`unstructured stderr: ${line}`);
   }
   if (host.violations.length > 0) throw new Error(`violations: ${host.violations.join("; ")}`);
+}
+
+/**
+ * Launch a fixture as octet would, but with raw pipes and no host double, for
+ * tests that need to misbehave as a reader (slow or stalled stdout).
+ */
+export function spawnRaw(dir = FIXTURE) {
+  const manifest = loadManifest(dir);
+  const workspace = mkdtempSync(join(tmpdir(), "octet-raw-"));
+  const plan = planLaunch(manifest, { workspace, hostEnv: { ...process.env, PATH: pathWithBun(process.env.PATH) } });
+  const proc = Bun.spawn(plan.argv, { cwd: plan.cwd, env: plan.env, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+  return { manifest, proc };
 }

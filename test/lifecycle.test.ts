@@ -1,10 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { loadManifest } from "octet-extension/testing";
-import { pathWithBun, planLaunch } from "../src/testing/launch.ts";
-import { expectCleanStreams, FIXTURE, ready } from "./helpers.ts";
+import { expectCleanStreams, ready, spawnRaw, startHost } from "./helpers.ts";
 
 const call = (id: number, name: string, args: object = {}) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tool/call", params: { name, arguments: args } });
@@ -100,11 +95,12 @@ describe("stdin EOF (spec §1.7)", () => {
   });
 
   test("never initialised, or after a failed initialize: still exit 0", async () => {
-    const host = await ready();
-    await host.closeStdin();
-    const { startHost } = await import("./helpers.ts");
     const fresh = await startHost();
     expect(await fresh.closeStdin()).toBe(0);
+    const failed = await startHost();
+    const reply = await failed.request("initialize", { ...failed.initializeParams(), api_version: "0.2" });
+    expect(reply.error).toMatchObject({ code: -32000 });
+    expect(await failed.closeStdin()).toBe(0);
   });
 
   test("work in flight: finished work is answered; work at the deadline gets -32800 transport_lost; exit within ≈2.25 s", async () => {
@@ -184,10 +180,7 @@ describe("scheduling on API 0.1 (spec §8.3, §8.10)", () => {
 
 describe("writer (spec §1.1, §8.10)", () => {
   test("a 900 KB frame followed by shutdown arrives whole through a slow pipe", async () => {
-    const manifest = loadManifest(FIXTURE);
-    const workspace = mkdtempSync(join(tmpdir(), "octet-slow-"));
-    const plan = planLaunch(manifest, { workspace, hostEnv: { ...process.env, PATH: pathWithBun(process.env.PATH) } });
-    const proc = Bun.spawn(plan.argv, { cwd: plan.cwd, env: plan.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    const { manifest, proc } = spawnRaw();
     const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { api_version: "0.1", contributes: { tools: manifest.contributes.tools, commands: manifest.contributes.commands } } };
     proc.stdin.write(JSON.stringify(init) + "\n" + call(2, "big", { size: 900_000 }) + "\n" + '{"jsonrpc":"2.0","id":3,"method":"shutdown","params":{}}\n');
     proc.stdin.flush();

@@ -1,10 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { loadManifest } from "octet-extension/testing";
-import { pathWithBun, planLaunch } from "../src/testing/launch.ts";
-import { FIXTURE, ready } from "./helpers.ts";
+import { ready, spawnRaw } from "./helpers.ts";
 
 describe("routing edge cases", () => {
   test("method names of Object.prototype members are unknown methods", async () => {
@@ -35,9 +30,7 @@ describe("routing edge cases", () => {
 });
 
 test("after EOF the process exits even when the host stopped reading stdout", async () => {
-  const manifest = loadManifest(FIXTURE);
-  const plan = planLaunch(manifest, { workspace: mkdtempSync(join(tmpdir(), "octet-stall-")), hostEnv: { ...process.env, PATH: pathWithBun(process.env.PATH) } });
-  const proc = Bun.spawn(plan.argv, { cwd: plan.cwd, env: plan.env, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+  const { proc } = spawnRaw();
   const frames = [{ jsonrpc: "2.0", id: 1, method: "initialize", params: { api_version: "0.1" } }];
   for (let id = 2; id < 6; id++) frames.push({ jsonrpc: "2.0", id, method: "tool/call", params: { name: "big", arguments: { size: 1_000_000 } } } as never);
   proc.stdin.write(frames.map((f) => JSON.stringify(f)).join("\n") + "\n");
