@@ -10,15 +10,19 @@ import { tmpdir } from "node:os";
 const here = new URL(".", import.meta.url).pathname;
 const taskset = Bun.which("taskset");
 const bun = process.execPath;
-// Both subjects are measured as shipped: bundled and minified by `bun build`.
+// Both subjects are measured as shipped: standalone executables from
+// `bun build --compile --bytecode --minify` (see docs/performance.md).
 const out = mkdtempSync(`${tmpdir()}/octet-bench-`);
 for (const name of ["floor-extension", "sdk-extension"]) {
-  const built = await Bun.build({ entrypoints: [`${here}${name}.ts`], target: "bun", minify: true, outdir: out });
-  if (!built.success) throw new Error(`bundling ${name} failed: ${built.logs.join("\n")}`);
+  const build = Bun.spawnSync(
+    [bun, "build", "--compile", "--bytecode", "--format=esm", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", `${here}${name}.ts`, "--outfile", `${out}/${name}`],
+    { stdout: "pipe", stderr: "pipe" },
+  );
+  if (build.exitCode !== 0) throw new Error(`compiling ${name} failed: ${build.stderr.toString()}`);
 }
 const subjects = {
-  floor: [bun, `${out}/floor-extension.js`],
-  sdk: [bun, `${out}/sdk-extension.js`],
+  floor: [`${out}/floor-extension`],
+  sdk: [`${out}/sdk-extension`],
 };
 const pinned = (argv: string[]) => (taskset ? [taskset, "-c", "0", ...argv] : argv);
 

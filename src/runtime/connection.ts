@@ -28,6 +28,8 @@ export interface ConnectionOptions {
   cancellationGraceMs: number;
   /** Called once, after the last frame was flushed: the process should end (status 0). */
   onStop(): void;
+  /** No author code (handlers, hooks) runs before this resolves. */
+  handlersReady?: Promise<void>;
 }
 
 /** An admitted host request, from admission until its one reply is handed to the writer. */
@@ -63,8 +65,13 @@ export class Connection {
   /** Replaces tool lookup once dynamic catalogs are negotiated (API 0.2). */
   toolLookup: ((params: JsonObject) => ToolEntry) | undefined;
 
+  private handlersGate: Promise<void> | undefined;
+
   constructor(private readonly options: ConnectionOptions) {
     this.scheduler = new Scheduler(1, options.maxPendingRequests);
+    this.handlersGate = options.handlersReady?.then(() => {
+      this.handlersGate = undefined;
+    });
   }
 
   get session(): Session | undefined {
@@ -198,6 +205,7 @@ export class Connection {
   // ---- request execution --------------------------------------------------
 
   private async execute(request: ActiveRequest): Promise<void> {
+    if (this.handlersGate) await this.handlersGate;
     if (request.settled) return;
     if (request.token.cancelled) return this.settle(request, { error: cancelledError(request.token.reason!) });
     const method = Object.hasOwn(METHODS, request.method) ? METHODS[request.method] : undefined;
@@ -311,6 +319,7 @@ export class Connection {
     if (!this.scheduler.admit()) return logger.warning("dropped lifecycle event because request queue is full", { method });
     this.scheduler.run(async () => {
       try {
+        if (this.handlersGate) await this.handlersGate;
         await handler(isObject(params) ? params : {});
       } catch (error) {
         logger.error("lifecycle handler failed", { method, error: errorText(error) });
@@ -343,6 +352,7 @@ export class Connection {
     let outcome: Outcome = { result: {} };
     const handler = this.options.registry.shutdownHandler;
     if (handler) {
+      if (this.handlersGate) await this.handlersGate;
       const token = new CancellationToken();
       const ctx: HandlerContext = { context: {}, requestId: id, method: "shutdown", cancellation: token, signal: token.signal };
       try {

@@ -282,15 +282,24 @@ export class Extension {
     if (this.running) throw new Error("run() was already called");
     this.running = true;
     this.registry.freeze();
-    const usesStdio = io.input === undefined && io.output === undefined;
-    const stdio = usesStdio ? claimStdio(this.log) : undefined;
+    const stdio = io.output === undefined ? claimStdio(this.log) : undefined;
     const input = io.input ?? Bun.stdin.stream();
-    const output = io.output ?? stdio!.protocol;
-    const exit = io.exit ?? usesStdio;
+    const exit = io.exit ?? (io.input === undefined && io.output === undefined);
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
-    const writer = new FrameWriter(output, () => this.log.info("extension protocol stream closed"));
+    const writer = new FrameWriter(io.output ?? stdio!.protocol, () => this.log.info("extension protocol stream closed"));
+    // Handlers wait until fds 1 and 2 are sealed, which happens once the first frame is out.
+    let sealed: () => void = () => {};
+    const handlersReady = stdio ? new Promise<void>((resolve) => (sealed = resolve)) : undefined;
+    if (stdio) {
+      writer.afterFirstFlush(() => {
+        const sink = stdio.seal();
+        sealed();
+        return sink;
+      });
+    }
     const connection = new Connection({
+      handlersReady,
       registry: this.registry,
       logger: this.log,
       writer,

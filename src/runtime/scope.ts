@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from "node:async_hooks";
+import type { AsyncLocalStorage } from "node:async_hooks";
 import type { RequestId } from "../wire/ids.ts";
 import type { CancellationToken } from "./cancellation.ts";
 
@@ -9,21 +9,24 @@ export interface RequestScope {
   token: CancellationToken;
 }
 
-const storage = new AsyncLocalStorage<RequestScope>();
+// Created on first use: loading node:async_hooks costs ~1 ms, which would
+// otherwise land on every cold start before the initialize reply.
+let storage: AsyncLocalStorage<RequestScope> | undefined;
 
 /** Run `fn` with `scope` as the ambient host request. */
 export function runInScope<T>(scope: RequestScope, fn: () => T): T {
+  storage ??= new (require("node:async_hooks") as typeof import("node:async_hooks")).AsyncLocalStorage<RequestScope>();
   return storage.run(scope, fn);
 }
 
 /** The host request whose handler is running, if any. */
 export function currentScope(): RequestScope | undefined {
-  return storage.getStore();
+  return storage?.getStore();
 }
 
 /** Id of the host request being handled (`undefined` outside a handler). */
 export function currentRequestId(): RequestId | undefined {
-  return storage.getStore()?.id;
+  return currentScope()?.id;
 }
 
 /**
@@ -31,5 +34,5 @@ export function currentRequestId(): RequestId | undefined {
  * handler), like Python's `current_cancellation()`.
  */
 export function currentCancellation(): CancellationToken | undefined {
-  return storage.getStore()?.token;
+  return currentScope()?.token;
 }

@@ -16,11 +16,21 @@ export class FrameWriter {
   private pumping = false;
   private failure: Error | undefined;
   private idle: (() => void)[] = [];
+  private afterFirst: (() => FrameSink | undefined) | undefined;
 
   constructor(
-    private readonly sink: FrameSink,
+    private sink: FrameSink,
     private readonly onFailure: (error: Error) => void = () => {},
   ) {}
+
+  /**
+   * Run `switchSink` once, right after the first batch was flushed and before
+   * the next one starts (nothing is in flight then); a returned sink replaces
+   * the current one for every later frame.
+   */
+  afterFirstFlush(switchSink: () => FrameSink | undefined): void {
+    this.afterFirst = switchSink;
+  }
 
   /** Queue one encoded line (ending in LF); resolves once it was flushed. */
   write(line: string): Promise<void> {
@@ -57,6 +67,11 @@ export class FrameWriter {
           if (typeof pending !== "number") await pending;
           const flushed = this.sink.flush();
           if (typeof flushed !== "number") await flushed;
+          if (this.afterFirst) {
+            const next = this.afterFirst();
+            this.afterFirst = undefined;
+            if (next) this.sink = next;
+          }
           for (const item of batch) item.done();
         } catch (error) {
           this.failure = new Error(`protocol stream is closed: ${(error as Error).message}`);

@@ -3,8 +3,14 @@ import type { FrameSink } from "./frame-writer.ts";
 
 /** The process's protocol output and its structured stderr, once claimed. */
 export interface ClaimedStdio {
-  /** Sink for protocol frames: the real stdout. */
+  /** Sink for protocol frames until {@link ClaimedStdio.seal}: the real stdout. */
   protocol: FrameSink;
+  /**
+   * Move fds 1 and 2 behind pipes and return the private protocol sink (or
+   * undefined without FFI). Call while no frame is being written, before any
+   * handler runs. Idempotent.
+   */
+  seal(): FrameSink | undefined;
   /** Resolve once stderr output has been handed to the OS. */
   flushStderr(): Promise<void>;
 }
@@ -13,38 +19,49 @@ let claimed: ClaimedStdio | undefined;
 
 /**
  * Take ownership of stdout for the protocol and keep stderr structured
- * (spec §1.3, §8.9; DESIGN "stdout belongs to the runtime"):
- * - the real stdout and stderr are duplicated to private descriptors, used
- *   only by the frame writer and the logger;
- * - fd 1 and fd 2 are pointed at pipes the runtime reads, so anything else
- *   written there (`Bun.write(Bun.stdout)`, `process.stdout.write`, native
- *   code, child processes inheriting them, Bun's own warnings) becomes
- *   structured log lines (`info` for fd 1, `warning` for fd 2);
- * - `console.*` is logged at its own level; uncaught errors are logged.
- * Where libc is not reachable through Bun's FFI, `process.stdout`/`stderr`
- * writes are routed at JS level instead. Idempotent.
+ * (spec §1.3, §8.9; DESIGN "stdout belongs to the runtime"), in two steps so
+ * that the first reply is not delayed by the FFI set-up (~0.7 ms):
+ * - claim (at `run()`): `console.*` is logged at its own level, uncaught
+ *   errors are logged, frames go to the real stdout;
+ * - seal (after the first frame is flushed, before any handler runs): the
+ *   real stdout and stderr are duplicated to private descriptors used only by
+ *   the frame writer and the logger, and fds 1 and 2 are pointed at pipes the
+ *   runtime reads, so anything else written there (`Bun.write(Bun.stdout)`,
+ *   `process.stdout.write`, native code, child processes, Bun's own warnings)
+ *   becomes structured log lines (`info` for fd 1, `warning` for fd 2).
+ *   Where libc is not reachable through Bun's FFI, `process.stdout`/`stderr`
+ *   writes are routed at JS level instead.
  */
 export function claimStdio(logger: Logger): ClaimedStdio {
   if (claimed) return claimed;
-  const fds = redirectStdio();
-  const stderrSink = fds ? Bun.file(fds.stderr).writer() : Bun.stderr.writer();
+  let stderrSink = Bun.stderr.writer();
   logger.setOutput((line) => {
     stderrSink.write(line + "\n");
     stderrSink.flush();
   });
-  const protocol: FrameSink = fds ? Bun.file(fds.stdout).writer() : Bun.stdout.writer();
-  if (fds) {
-    void logPipe(fds.strayStdout, logger, "info", "stdout");
-    void logPipe(fds.strayStderr, logger, "warning", "stderr");
-  } else {
-    routeStream(process.stdout, logger, "info", "stdout");
-    routeStream(process.stderr, logger, "warning", "stderr");
-  }
   routeConsole(logger);
   process.on("uncaughtException", (error) => logger.error("uncaught exception", { error: describe(error) }));
   process.on("unhandledRejection", (reason) => logger.error("unhandled rejection", { error: describe(reason) }));
+  let sealed = false;
+  let sealedProtocol: FrameSink | undefined;
   claimed = {
-    protocol,
+    protocol: Bun.stdout.writer(),
+    seal: () => {
+      if (sealed) return sealedProtocol;
+      sealed = true;
+      const fds = redirectStdio();
+      if (!fds) {
+        routeStream(process.stdout, logger, "info", "stdout");
+        routeStream(process.stderr, logger, "warning", "stderr");
+        return undefined;
+      }
+      stderrSink.flush();
+      stderrSink = Bun.file(fds.stderr).writer();
+      void logPipe(fds.strayStdout, logger, "info", "stdout");
+      void logPipe(fds.strayStderr, logger, "warning", "stderr");
+      sealedProtocol = Bun.file(fds.stdout).writer();
+      return sealedProtocol;
+    },
     flushStderr: async () => {
       await stderrSink.flush();
     },
