@@ -4,7 +4,7 @@
  */
 import { BenchClient } from "./client.ts";
 
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 
 const here = new URL(".", import.meta.url).pathname;
@@ -32,7 +32,7 @@ async function measure(argv: string[]): Promise<Figures> {
   const f: Figures = {};
   // Cold start: spawn → initialize reply, median of 9.
   const starts: number[] = [];
-  for (let i = 0; i < 9; i++) {
+  for (let i = 0; i < 21; i++) {
     const t0 = performance.now();
     const c = new BenchClient(argv);
     await c.initialize();
@@ -108,6 +108,7 @@ const rows: [string, keyof Figures, "lower" | "higher", number | undefined][] = 
 console.log(`octet-extension bench — Bun ${Bun.version}, ${navigator.hardwareConcurrency} CPUs${taskset ? ", sequential pinned with taskset -c 0" : ""}`);
 const floor = await measure(subjects.floor);
 const sdk = await measure(subjects.sdk);
+rmSync(out, { recursive: true, force: true });
 console.log("\n| metric | floor | sdk | sdk/floor | target |\n|---|---:|---:|---:|---|");
 let missed = 0;
 for (const [label, key, better, target] of rows) {

@@ -11,11 +11,16 @@ import { cancelledError } from "../errors.ts";
  * }
  */
 export class CancellationToken {
-  private readonly controller = new AbortController();
+  // Created on first use: most requests never look at their signal.
+  private controller: AbortController | undefined;
   private cancelReason: string | undefined;
 
   /** Aborts when the request is cancelled; `signal.reason` is the `-32800` error. */
   get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.cancelReason !== undefined) this.controller.abort(cancelledError(this.cancelReason));
+    }
     return this.controller.signal;
   }
 
@@ -69,7 +74,7 @@ export class CancellationToken {
   cancel(reason: string): boolean {
     if (this.cancelReason !== undefined) return false;
     this.cancelReason = reason;
-    this.controller.abort(cancelledError(reason));
+    this.controller?.abort(cancelledError(reason));
     return true;
   }
 }

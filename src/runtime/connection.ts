@@ -153,22 +153,22 @@ export class Connection {
     if (method === "initialize") return this.initialize(id, params);
     if (method === "$/cancelRequest") {
       this.cancelFromHost(params);
-      return void this.writeReply(id, { result: {} });
+      return this.writeReply(id, { result: {} });
     }
     if (method === "shutdown") return this.beginShutdown(id, params);
     if (this.state === "uninitialized") {
-      return void this.writeReply(id, { error: new RpcError(ErrorCode.InvalidRequest, "initialize must be the first request") });
+      return this.writeReply(id, { error: new RpcError(ErrorCode.InvalidRequest, "initialize must be the first request") });
     }
     if (this.draining) {
-      return void this.writeReply(id, { error: new RpcError(ErrorCode.ServerError, "extension is draining") });
+      return this.writeReply(id, { error: new RpcError(ErrorCode.ServerError, "extension is draining") });
     }
     if (!this.scheduler.admit()) {
-      return void this.writeReply(id, { error: new RpcError(ErrorCode.ServerError, "extension request queue is full") });
+      return this.writeReply(id, { error: new RpcError(ErrorCode.ServerError, "extension request queue is full") });
     }
     const key = idKey(id);
     if (this.active.has(key)) {
       this.scheduler.release();
-      return void this.writeReply(id, { error: new RpcError(ErrorCode.InvalidRequest, "duplicate active request id") });
+      return this.writeReply(id, { error: new RpcError(ErrorCode.InvalidRequest, "duplicate active request id") });
     }
     const request: ActiveRequest = { id, key, method, params, token: new CancellationToken(), settled: false };
     this.active.set(key, request);
@@ -179,7 +179,7 @@ export class Connection {
 
   private initialize(id: RequestId, params: unknown): void {
     if (this.state !== "uninitialized") {
-      return void this.writeReply(id, { error: new RpcError(ErrorCode.InvalidRequest, "initialize must be the first request") });
+      return this.writeReply(id, { error: new RpcError(ErrorCode.InvalidRequest, "initialize must be the first request") });
     }
     let negotiated: ReturnType<typeof negotiate>;
     try {
@@ -190,7 +190,7 @@ export class Connection {
     } catch (error) {
       const rpc = error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError, errorText(error));
       this.options.logger.error("initialize failed", { code: rpc.code, error: rpc.message });
-      return void this.writeReply(id, { error: rpc });
+      return this.writeReply(id, { error: rpc });
     }
     const { result, session } = negotiated;
     // The reply is queued before the state changes, so nothing can precede it; a reply that
@@ -234,17 +234,30 @@ export class Connection {
   private handlerContext(request: ActiveRequest): HandlerContext {
     const params = request.params;
     const context = isObject(params) && isObject(params.context) ? params.context : {};
-    return { context, requestId: request.id, method: request.method, cancellation: request.token, signal: request.token.signal };
+    const token = request.token;
+    return {
+      context,
+      requestId: request.id,
+      method: request.method,
+      cancellation: token,
+      get signal() {
+        return token.signal;
+      },
+    };
   }
 
+  private env: MethodEnv | undefined;
+
+  /** What host-method handlers see; built once per session. */
   private methodEnv(): MethodEnv {
+    if (this.env) return this.env;
     const registry = this.options.registry;
-    return {
+    return (this.env = {
       registry,
       session: this.sessionInfo!,
       logger: this.options.logger,
-      lookupTool: this.toolLookup ?? ((params) => lookupRegisteredTool(registry, params)),
-    };
+      lookupTool: (params) => (this.toolLookup ? this.toolLookup(params) : lookupRegisteredTool(registry, params)),
+    });
   }
 
   /** Commit the one reply of `request` and free its admission slot. */
@@ -252,19 +265,19 @@ export class Connection {
     if (request.settled) return;
     request.settled = true;
     this.active.delete(request.key);
-    void this.writeReply(request.id, outcome);
+    this.writeReply(request.id, outcome);
     this.scheduler.release();
   }
 
   /** Like {@link writeReply}; false when the outcome could not be encoded (-32603 was sent instead). */
   private writeReplyChecked(id: RequestId, outcome: Outcome): boolean {
     let encoded = true;
-    void this.writeReply(id, outcome, () => (encoded = false));
+    this.writeReply(id, outcome, () => (encoded = false));
     return encoded;
   }
 
   /** Encode and queue a reply; an unencodable result becomes `-32603` (never `-32800`). */
-  private writeReply(id: RequestId, outcome: Outcome, onEncodeFailure?: () => void): Promise<void> {
+  private writeReply(id: RequestId, outcome: Outcome, onEncodeFailure?: () => void): void {
     const frame: JsonObject = { jsonrpc: JSONRPC, id: wireId(id) };
     if ("result" in outcome) frame.result = outcome.result;
     else frame.error = outcome.error.toJSON();
@@ -277,14 +290,14 @@ export class Connection {
       onEncodeFailure?.();
       line = encodeFrame({ jsonrpc: JSONRPC, id: wireId(id), error: { code: ErrorCode.InternalError, message } }, this.options.maxMessageBytes);
     }
-    return this.options.writer.write(line).catch(() => undefined);
+    this.options.writer.send(line);
   }
 
   /** Answer input the runtime cannot route (error replies with `id` null unless echoed). */
   private rejectInput(code: number, message: string, echo: unknown = null): void {
     this.options.logger.error("invalid protocol input", { code, error: message });
     const frame = { jsonrpc: JSONRPC, id: echo, error: { code, message } };
-    void this.options.writer.write(encodeFrame(frame, this.options.maxMessageBytes)).catch(() => undefined);
+    this.options.writer.send(encodeFrame(frame, this.options.maxMessageBytes));
   }
 
   // ---- cancellation ----------------------------------------------------------
@@ -333,10 +346,10 @@ export class Connection {
 
   private beginShutdown(id: RequestId, params: unknown): void {
     if (this.state === "uninitialized") {
-      return void this.writeReply(id, { error: new RpcError(ErrorCode.InvalidRequest, "initialize must be the first request") });
+      return this.writeReply(id, { error: new RpcError(ErrorCode.InvalidRequest, "initialize must be the first request") });
     }
     if (this.draining) {
-      return void this.writeReply(id, { error: new RpcError(ErrorCode.ServerError, "extension is already draining") });
+      return this.writeReply(id, { error: new RpcError(ErrorCode.ServerError, "extension is already draining") });
     }
     this.state = "draining";
     let budget = this.options.shutdownTimeoutMs;
@@ -362,7 +375,7 @@ export class Connection {
         outcome = { error: new RpcError(ErrorCode.InternalError, "shutdown failed") };
       }
     }
-    await Promise.race([this.writeReply(id, outcome), sleep(FINAL_FLUSH_MS)]);
+    this.writeReply(id, outcome);
     await this.stop("extension stopped");
   }
 

@@ -212,15 +212,20 @@ export class Extension {
    * @example
    * await ext.notify("Index rebuilt", { level: "success", title: "search" });
    */
-  async notify(message: string, options: { level?: NotificationParams["level"]; title?: string } = {}): Promise<void> {
-    const params: JsonObject = { level: options.level ?? "info", message };
-    if (options.title !== undefined) params.title = options.title;
-    checkNotification(params);
-    const connection = this.requireInitialized();
-    if (connection.session!.contributes.notifications !== true) {
-      throw new RpcError(ErrorCode.MethodNotFound, "notifications are not declared");
+  notify(message: string, options: { level?: NotificationParams["level"]; title?: string } = {}): Promise<void> {
+    // Not `async`: a burst of notifications shares its batch's promise instead of one per call.
+    try {
+      const params: JsonObject = { level: options.level ?? "info", message };
+      if (options.title !== undefined) params.title = options.title;
+      checkNotification(params);
+      const connection = this.requireInitialized();
+      if (connection.session!.contributes.notifications !== true) {
+        throw new RpcError(ErrorCode.MethodNotFound, "notifications are not declared");
+      }
+      return connection.hostRequests!.notify("notification", params);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    await connection.hostRequests!.notify("notification", params);
   }
 
   /**

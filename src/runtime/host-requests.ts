@@ -81,9 +81,7 @@ export class HostRequests {
   /** Send a notification frame (validated by the caller). */
   notify(method: string, params: JsonObject): Promise<void> {
     const line = this.encode({ jsonrpc: "2.0", method, params });
-    return this.writer.write(line).catch((error: Error) => {
-      throw new RpcError(ErrorCode.ServerError, error.message);
-    });
+    return this.writer.write(line);
   }
 
   /** Route a host response; false when no request is waiting for it. */

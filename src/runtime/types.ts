@@ -42,7 +42,7 @@ export interface HandlerContext {
   readonly method: string;
   /** Cooperative cancellation (API 0.2 hosts cancel; on 0.1 only drain deadlines do). */
   readonly cancellation: CancellationToken;
-  /** Same as `cancellation.signal`: pass it to `fetch`, `Bun.spawn`, … */
+  /** Same as `cancellation.signal`: pass it to `fetch`, `Bun.spawn`, … (created on first access) */
   readonly signal: AbortSignal;
 }
 

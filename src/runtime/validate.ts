@@ -12,8 +12,12 @@ const LEVELS = ["info", "success", "warning", "error"];
 const PLACEMENTS = ["system_prefix", "system_suffix", "prompt_prefix", "prompt_suffix"];
 
 function exactKeys(what: string, value: JsonObject, allowed: string[]): void {
-  const unknown = Object.keys(value).filter((k) => !allowed.includes(k));
-  if (unknown.length > 0) throw new Error(`${what} has unknown fields: ${unknown.join(", ")} (allowed: ${allowed.join(", ")})`);
+  for (const key in value) {
+    if (!allowed.includes(key)) {
+      const unknown = Object.keys(value).filter((k) => !allowed.includes(k));
+      throw new Error(`${what} has unknown fields: ${unknown.join(", ")} (allowed: ${allowed.join(", ")})`);
+    }
+  }
 }
 
 function requireString(what: string, value: unknown): void {

@@ -24,7 +24,8 @@ export function encodeFrame(frame: object, limit = MAX_MESSAGE_BYTES): string {
   }
   if (text.includes("\\ud")) text = JSON.stringify(frame, wellFormed);
   const line = text + "\n";
-  if (Buffer.byteLength(line) > limit) throw new FrameEncodeError(`JSON-RPC message exceeds ${limit} bytes`);
+  // UTF-16 length × 3 bounds the UTF-8 size, so short lines skip the byte count.
+  if (line.length * 3 > limit && Buffer.byteLength(line) > limit) throw new FrameEncodeError(`JSON-RPC message exceeds ${limit} bytes`);
   return line;
 }
 

@@ -1,22 +1,60 @@
+import { ErrorCode, RpcError } from "../errors.ts";
+
 /** Where whole frames go: Bun's `FileSink` satisfies this. */
 export interface FrameSink {
   write(chunk: string): number | Promise<number>;
   flush(): number | Promise<number>;
 }
 
+/** Queued text at which a synchronous burst is handed to the sink before the batch ends. */
+const EARLY_WRITE_CHARS = 64 * 1024;
+
+/** Settles every frame of one batch together (one promise per batch, not per frame). */
+class Batch {
+  text = "";
+  private promise: Promise<void> | undefined;
+  private resolve: (() => void) | undefined;
+  private reject: ((error: Error) => void) | undefined;
+  private outcome: { error?: Error } | undefined;
+
+  /** Promise for this batch, created only when a caller wants one. */
+  written(): Promise<void> {
+    if (!this.promise) {
+      if (this.outcome) return this.outcome.error ? Promise.reject(this.outcome.error) : Promise.resolve();
+      this.promise = new Promise((resolve, reject) => {
+        this.resolve = resolve;
+        this.reject = reject;
+      });
+    }
+    return this.promise;
+  }
+
+  settle(error?: Error): void {
+    this.outcome = { error };
+    if (error) this.reject?.(error);
+    else this.resolve?.();
+  }
+}
+
 /**
- * The single owner of the protocol stream. `write` queues a whole encoded
- * line synchronously, so frames leave in exactly the order they were queued
- * (a handler's notifications always precede its reply), and resolves once the
- * line was flushed to the OS; awaiting it is the backpressure. A failed write
- * closes the writer and every later write rejects.
+ * The single owner of the protocol stream. Frames are queued synchronously,
+ * so they leave in exactly the order they were queued (a handler's
+ * notifications always precede its reply); each batch of queued frames goes
+ * to the OS in one write and is flushed before the next. `write` resolves once
+ * the line was flushed (awaiting it is the backpressure); `send` is the same
+ * without a promise. A failed write closes the writer: later writes reject
+ * with `-32000 protocol stream is closed`.
  */
 export class FrameWriter {
-  private queue: { line: string; done: () => void; fail: (e: Error) => void }[] = [];
+  private current: Batch | undefined;
   private pumping = false;
-  private failure: Error | undefined;
+  private failure: RpcError | undefined;
   private idle: (() => void)[] = [];
   private afterFirst: (() => FrameSink | undefined) | undefined;
+  /** The pump is between taking a batch and settling it. */
+  private writing = false;
+  /** An early write the OS has not taken yet (see `enqueue`). */
+  private inflight: Promise<number> | undefined;
 
   constructor(
     private sink: FrameSink,
@@ -35,14 +73,17 @@ export class FrameWriter {
   /** Queue one encoded line (ending in LF); resolves once it was flushed. */
   write(line: string): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
-    const written = new Promise<void>((done, fail) => this.queue.push({ line, done, fail }));
-    if (!this.pumping) void this.pump();
-    return written;
+    return this.enqueue(line).written();
+  }
+
+  /** Queue one encoded line without waiting for it (replies; failures are reported by `onFailure`). */
+  send(line: string): void {
+    if (!this.failure) this.enqueue(line);
   }
 
   /** Resolves when everything queued so far has been flushed (or the writer failed). */
   drained(): Promise<void> {
-    if (!this.pumping && this.queue.length === 0) return Promise.resolve();
+    if (!this.pumping && !this.current) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
@@ -51,19 +92,47 @@ export class FrameWriter {
     return this.failure !== undefined;
   }
 
+  private enqueue(line: string): Batch {
+    const batch = (this.current ??= new Batch());
+    batch.text += line;
+    // A long synchronous burst (e.g. a loop of notifications) starts reaching the
+    // host before the handler yields: whole frames, in order, no flush yet.
+    if (batch.text.length >= EARLY_WRITE_CHARS && !this.writing && !this.inflight && !this.afterFirst && !this.failure) {
+      const text = batch.text;
+      batch.text = "";
+      try {
+        const pending = this.sink.write(text);
+        if (typeof pending !== "number") this.inflight = pending;
+      } catch (error) {
+        this.fail(batch, error as Error);
+        return batch;
+      }
+    }
+    if (!this.pumping) void this.pump();
+    return batch;
+  }
+
+  private fail(batch: Batch, error: Error): void {
+    this.failure = new RpcError(ErrorCode.ServerError, `protocol stream is closed: ${error.message}`);
+    batch.settle(this.failure);
+    if (this.current !== batch) this.current?.settle(this.failure);
+    this.current = undefined;
+    this.onFailure(this.failure);
+  }
+
   private async pump(): Promise<void> {
     this.pumping = true;
-    // Let the current task queue more frames so they share one flush.
+    // Let the current task queue more frames so they share one write.
     await Promise.resolve();
     try {
-      while (this.queue.length > 0) {
-        const batch = this.queue;
-        this.queue = [];
+      let batch: Batch | undefined;
+      while (!this.failure && (batch = this.current)) {
+        this.current = undefined;
+        this.writing = true;
         try {
-          // One native write per batch: whole lines only, in queue order.
-          let text = "";
-          for (const item of batch) text += item.line;
-          const pending = this.sink.write(text);
+          if (this.inflight) await this.inflight;
+          this.inflight = undefined;
+          const pending = batch.text === "" ? 0 : this.sink.write(batch.text);
           if (typeof pending !== "number") await pending;
           const flushed = this.sink.flush();
           if (typeof flushed !== "number") await flushed;
@@ -72,12 +141,11 @@ export class FrameWriter {
             this.afterFirst = undefined;
             if (next) this.sink = next;
           }
-          for (const item of batch) item.done();
+          batch.settle();
         } catch (error) {
-          this.failure = new Error(`protocol stream is closed: ${(error as Error).message}`);
-          for (const item of [...batch, ...this.queue]) item.fail(this.failure);
-          this.queue = [];
-          this.onFailure(this.failure);
+          this.fail(batch, error as Error);
+        } finally {
+          this.writing = false;
         }
       }
     } finally {
