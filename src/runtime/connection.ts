@@ -215,7 +215,8 @@ export class Connection {
     } else {
       const ctx = this.handlerContext(request);
       try {
-        outcome = { result: await runInScope({ id: request.id, method: request.method, token: request.token }, () => method(this.methodEnv(), request.params, ctx)) };
+        // The request itself is the ambient scope (it has id, method and token).
+        outcome = { result: await runInScope(request, () => method(this.methodEnv(), request.params, ctx)) };
       } catch (error) {
         outcome = { error: error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError, "internal error") };
         if (!(error instanceof RpcError)) {
@@ -234,16 +235,7 @@ export class Connection {
   private handlerContext(request: ActiveRequest): HandlerContext {
     const params = request.params;
     const context = isObject(params) && isObject(params.context) ? params.context : {};
-    const token = request.token;
-    return {
-      context,
-      requestId: request.id,
-      method: request.method,
-      cancellation: token,
-      get signal() {
-        return token.signal;
-      },
-    };
+    return new RequestContext(context, request.id, request.method, request.token);
   }
 
   private env: MethodEnv | undefined;
@@ -367,7 +359,7 @@ export class Connection {
     if (handler) {
       if (this.handlersGate) await this.handlersGate;
       const token = new CancellationToken();
-      const ctx: HandlerContext = { context: {}, requestId: id, method: "shutdown", cancellation: token, signal: token.signal };
+      const ctx = new RequestContext({}, id, "shutdown", token);
       try {
         await runInScope({ id, method: "shutdown", token }, () => handler(params, ctx));
       } catch (error) {
@@ -410,6 +402,20 @@ export class Connection {
     // A host that stopped reading cannot keep the process alive: flush for at most 2 s.
     await Promise.race([this.options.writer.drained(), sleep(FINAL_FLUSH_MS)]);
     this.options.onStop();
+  }
+}
+
+/** The handler's second argument; `signal` is created only when read. */
+class RequestContext implements HandlerContext {
+  constructor(
+    readonly context: JsonObject,
+    readonly requestId: RequestId,
+    readonly method: string,
+    readonly cancellation: CancellationToken,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
   }
 }
 
