@@ -8,7 +8,10 @@
  * id or a protocol integer is validated. User data is returned unchanged.
  */
 
-const NON_CANONICAL_NUMBER = /[0-9][.eE]|[0-9]{16}|-0/;
+// A number token (after `:`, `,` or `[`) with a fraction or exponent, 16+
+// digits, or `-0`. Matching inside a string only costs the slow path; it must
+// not match `"jsonrpc":"2.0"`, which every frame carries.
+const NON_CANONICAL_NUMBER = /[:,[]\s*(?:-?[0-9]+[.eE]|-?[0-9]{16}|-0\b)/;
 const lexemes = new WeakMap<object, Map<string, string>>();
 
 /** Parse one frame's text. Throws `SyntaxError` like `JSON.parse`. */

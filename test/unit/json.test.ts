@@ -1,0 +1,25 @@
+import { describe, expect, test } from "bun:test";
+import { numberSource, parseJson, readInteger } from "../../src/wire/json.ts";
+
+describe("lossless JSON decoding (src/wire/json.ts)", () => {
+  test("integers that do not round-trip keep their source; ordinary frames take the fast path unchanged", () => {
+    const cases: [string, unknown][] = [
+      ['{"jsonrpc":"2.0","id":7}', 7],
+      ['{"id":1.0}', undefined],
+      ['{"id": 1e3}', undefined],
+      ['{"id":\n-0}', 0],
+      ['{"id":18446744073709551615}', 18446744073709551615n],
+      ['{"id":-123456789012345678}', -123456789012345678n],
+      ['{"a":[1,2],"id":1.5}', undefined],
+      ['{"id":9007199254740991}', 9007199254740991],
+    ];
+    for (const [text, expected] of cases) {
+      const value = parseJson(text) as Record<string, unknown>;
+      expect(readInteger(value, "id")).toBe(expected as never);
+    }
+    const frame = parseJson('{"jsonrpc":"2.0","id":3,"params":{"text":"v2.0 at 10:1.5"}}') as Record<string, unknown>;
+    expect(frame).toEqual({ jsonrpc: "2.0", id: 3, params: { text: "v2.0 at 10:1.5" } });
+    expect(numberSource(parseJson('{"x":2.50}') as object, "x")).toBe("2.50");
+    expect(numberSource(parseJson('{"x":2}') as object, "x")).toBe("2");
+  });
+});
