@@ -1,31 +1,25 @@
 import { ErrorCode, RpcError } from "../errors.ts";
 
-/** Where whole frames go: Bun's `FileSink` satisfies this. */
+/** Where whole frames go: Bun's `FileSink` satisfies this (it keeps write order and buffers natively). */
 export interface FrameSink {
   write(chunk: string): number | Promise<number>;
   flush(): number | Promise<number>;
 }
 
-/** Queued text at which a synchronous burst is handed to the sink before the batch ends. */
-const EARLY_WRITE_CHARS = 64 * 1024;
-
-/** Settles every frame of one batch together (one promise per batch, not per frame). */
-class Batch {
-  text = "";
+/** One flush cycle: every frame written before it started settles with it. */
+class Flush {
   private promise: Promise<void> | undefined;
   private resolve: (() => void) | undefined;
   private reject: ((error: Error) => void) | undefined;
   private outcome: { error?: Error } | undefined;
 
-  /** Promise for this batch, created only when a caller wants one. */
-  written(): Promise<void> {
-    if (!this.promise) {
-      if (this.outcome) return this.outcome.error ? Promise.reject(this.outcome.error) : Promise.resolve();
-      this.promise = new Promise((resolve, reject) => {
-        this.resolve = resolve;
-        this.reject = reject;
-      });
-    }
+  /** Promise for this cycle, created only when a caller wants one. */
+  done(): Promise<void> {
+    if (this.outcome) return this.outcome.error ? Promise.reject(this.outcome.error) : Promise.resolve();
+    this.promise ??= new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
     return this.promise;
   }
 
@@ -37,24 +31,24 @@ class Batch {
 }
 
 /**
- * The single owner of the protocol stream. Frames are queued synchronously,
- * so they leave in exactly the order they were queued (a handler's
- * notifications always precede its reply); each batch of queued frames goes
- * to the OS in one write and is flushed before the next. `write` resolves once
- * the line was flushed (awaiting it is the backpressure); `send` is the same
- * without a promise. A failed write closes the writer: later writes reject
- * with `-32000 protocol stream is closed`.
+ * The single owner of the protocol stream. Each frame is handed to the sink
+ * whole, at once, in call order (so a handler's notifications always precede
+ * its reply, and a long burst reaches the host while it is still being
+ * produced); a flush follows once the current task has queued what it wants.
+ * `write` resolves after the flush that covers the frame (awaiting it is the
+ * backpressure); `send` is the same without a promise. Until the first flush
+ * has completed, frames are held so that the sink can be switched then (see
+ * {@link FrameWriter.afterFirstFlush}). A failed write closes the writer:
+ * later writes reject with `-32000 protocol stream is closed`.
  */
 export class FrameWriter {
-  private current: Batch | undefined;
-  private pumping = false;
+  private pending: Flush | undefined;
+  private flushing = false;
   private failure: RpcError | undefined;
   private idle: (() => void)[] = [];
   private afterFirst: (() => FrameSink | undefined) | undefined;
-  /** The pump is between taking a batch and settling it. */
-  private writing = false;
-  /** An early write the OS has not taken yet (see `enqueue`). */
-  private inflight: Promise<number> | undefined;
+  /** Frames held until the first flush completed (`undefined` once it has). */
+  private held: string | undefined = "";
 
   constructor(
     private sink: FrameSink,
@@ -62,9 +56,9 @@ export class FrameWriter {
   ) {}
 
   /**
-   * Run `switchSink` once, right after the first batch was flushed and before
-   * the next one starts (nothing is in flight then); a returned sink replaces
-   * the current one for every later frame.
+   * Run `switchSink` once, right after the first flush completed (nothing is
+   * in flight then); a returned sink replaces the current one for every later
+   * frame.
    */
   afterFirstFlush(switchSink: () => FrameSink | undefined): void {
     this.afterFirst = switchSink;
@@ -73,17 +67,18 @@ export class FrameWriter {
   /** Queue one encoded line (ending in LF); resolves once it was flushed. */
   write(line: string): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
-    return this.enqueue(line).written();
+    const flush = this.enqueue(line);
+    return flush ? flush.done() : Promise.reject(this.failure);
   }
 
-  /** Queue one encoded line without waiting for it (replies; failures are reported by `onFailure`). */
+  /** Queue one encoded line without waiting for it (failures are reported by `onFailure`). */
   send(line: string): void {
     if (!this.failure) this.enqueue(line);
   }
 
   /** Resolves when everything queued so far has been flushed (or the writer failed). */
   drained(): Promise<void> {
-    if (!this.pumping && !this.current) return Promise.resolve();
+    if (!this.flushing && !this.pending) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
@@ -92,65 +87,72 @@ export class FrameWriter {
     return this.failure !== undefined;
   }
 
-  private enqueue(line: string): Batch {
-    const batch = (this.current ??= new Batch());
-    batch.text += line;
-    // A long synchronous burst (e.g. a loop of notifications) starts reaching the
-    // host before the handler yields: whole frames, in order, no flush yet.
-    if (batch.text.length >= EARLY_WRITE_CHARS && !this.writing && !this.inflight && !this.afterFirst && !this.failure) {
-      const text = batch.text;
-      batch.text = "";
-      try {
-        const pending = this.sink.write(text);
-        if (typeof pending !== "number") this.inflight = pending;
-      } catch (error) {
-        this.fail(batch, error as Error);
-        return batch;
-      }
+  private enqueue(line: string): Flush | undefined {
+    if (this.held !== undefined) this.held += line;
+    else if (!this.handToSink(line)) return undefined;
+    const flush = (this.pending ??= new Flush());
+    if (!this.flushing) void this.flushLoop();
+    return flush;
+  }
+
+  private handToSink(text: string): boolean {
+    try {
+      const accepted = this.sink.write(text);
+      // A promise means the sink buffered the rest; its flush waits for it.
+      if (typeof accepted !== "number") accepted.catch((error: Error) => this.fail(error));
+      return true;
+    } catch (error) {
+      this.fail(error as Error);
+      return false;
     }
-    if (!this.pumping) void this.pump();
-    return batch;
   }
 
-  private fail(batch: Batch, error: Error): void {
-    this.failure = new RpcError(ErrorCode.ServerError, `protocol stream is closed: ${error.message}`);
-    batch.settle(this.failure);
-    if (this.current !== batch) this.current?.settle(this.failure);
-    this.current = undefined;
-    this.onFailure(this.failure);
-  }
-
-  private async pump(): Promise<void> {
-    this.pumping = true;
-    // Let the current task queue more frames so they share one write.
+  private async flushLoop(): Promise<void> {
+    this.flushing = true;
+    // Let the current task queue more frames so they share one flush.
     await Promise.resolve();
     try {
-      let batch: Batch | undefined;
-      while (!this.failure && (batch = this.current)) {
-        this.current = undefined;
-        this.writing = true;
+      let flush: Flush | undefined;
+      while (!this.failure && (flush = this.pending)) {
+        this.pending = undefined;
         try {
-          if (this.inflight) await this.inflight;
-          this.inflight = undefined;
-          const pending = batch.text === "" ? 0 : this.sink.write(batch.text);
-          if (typeof pending !== "number") await pending;
+          if (this.held !== undefined && this.held !== "") {
+            const held = this.held;
+            this.held = "";
+            const accepted = this.sink.write(held);
+            if (typeof accepted !== "number") await accepted;
+          }
           const flushed = this.sink.flush();
           if (typeof flushed !== "number") await flushed;
-          if (this.afterFirst) {
-            const next = this.afterFirst();
-            this.afterFirst = undefined;
-            if (next) this.sink = next;
-          }
-          batch.settle();
+          if (this.held !== undefined) this.releaseHeld();
+          flush.settle();
         } catch (error) {
-          this.fail(batch, error as Error);
-        } finally {
-          this.writing = false;
+          this.fail(error as Error, flush);
         }
       }
     } finally {
-      this.pumping = false;
+      this.flushing = false;
       for (const resolve of this.idle.splice(0)) resolve();
     }
+  }
+
+  /** After the first flush: switch the sink if asked, then write straight through. */
+  private releaseHeld(): void {
+    const switchSink = this.afterFirst;
+    this.afterFirst = undefined;
+    const next = switchSink?.();
+    if (next) this.sink = next;
+    const rest = this.held ?? "";
+    this.held = undefined;
+    if (rest !== "") this.handToSink(rest);
+  }
+
+  private fail(error: Error, flush?: Flush): void {
+    if (this.failure) return;
+    this.failure = new RpcError(ErrorCode.ServerError, `protocol stream is closed: ${error.message}`);
+    flush?.settle(this.failure);
+    this.pending?.settle(this.failure);
+    this.pending = undefined;
+    this.onFailure(this.failure);
   }
 }
