@@ -34,7 +34,7 @@ export class BenchClient {
   }
 
   initialize(): Promise<any> {
-    return this.request("initialize", { api_version: "0.1", contributes: { tools: ["echo", "burst"], commands: [] } });
+    return this.request("initialize", { api_version: "0.1", contributes: { tools: ["echo", "burst"], commands: [], notifications: true } });
   }
 
   /** Peak resident set size in KiB (Linux). */

@@ -65,14 +65,22 @@ async function measure(argv: string[]): Promise<Figures> {
   const big = "y".repeat(512 * 1024);
   const rounds = 40;
   const t1 = performance.now();
-  for (let i = 0; i < rounds; i++) await c.request("tool/call", { name: "echo", arguments: { text: big } });
+  for (let i = 0; i < rounds; i++) {
+    const reply = await c.request("tool/call", { name: "echo", arguments: { text: big } });
+    if (reply.result?.content?.length !== big.length) throw new Error(`512 KiB echo came back wrong: ${JSON.stringify(reply.error)}`);
+  }
   f.echo512MBps = (2 * rounds * big.length) / 1e6 / ((performance.now() - t1) / 1000);
 
   // Notification burst (API 0.1's progress-like stream).
   const count = 20_000;
+  const seen = c.notifications;
   const t2 = performance.now();
-  await c.request("tool/call", { name: "burst", arguments: { count } });
+  const reply = await c.request("tool/call", { name: "burst", arguments: { count } });
   f.notificationsPerS = count / ((performance.now() - t2) / 1000);
+  // A figure for work that was not done is worse than none.
+  if (reply.error || c.notifications - seen !== count) {
+    throw new Error(`burst sent ${c.notifications - seen} of ${count} notifications (${JSON.stringify(reply.error ?? reply.result)})`);
+  }
 
   f.peakRssMiB = (await c.peakRssKiB()) / 1024;
   await c.shutdown();

@@ -35,7 +35,7 @@ export interface ConnectionOptions {
 /** An admitted host request, from admission until its one reply is handed to the writer. */
 interface ActiveRequest {
   id: RequestId;
-  key: string;
+  key: RequestId;
   method: string;
   params: unknown;
   token: CancellationToken;
@@ -57,7 +57,7 @@ const FINAL_FLUSH_MS = 2_000;
 export class Connection {
   private state: "uninitialized" | "ready" | "draining" | "stopped" = "uninitialized";
   private sessionInfo: Session | undefined;
-  private readonly active = new Map<string, ActiveRequest>();
+  private readonly active = new Map<RequestId, ActiveRequest>();
   private readonly scheduler: Scheduler;
   private hostRequestsImpl: HostRequests | undefined;
   private shutdownDone: Promise<void> | undefined;

@@ -34,7 +34,7 @@ import type {
   Surface,
   ToolHandler,
 } from "./types.ts";
-import { checkContextEntry, checkNotification, checkStatusEntry } from "./validate.ts";
+import { checkContextEntry, checkStatusEntry, notificationParams } from "./validate.ts";
 
 /** Construction options; every default matches octet's Python SDK (spec §8.1). */
 export interface ExtensionOptions {
@@ -215,9 +215,7 @@ export class Extension {
   notify(message: string, options: { level?: NotificationParams["level"]; title?: string } = {}): Promise<void> {
     // Not `async`: a burst of notifications shares its batch's promise instead of one per call.
     try {
-      const params: JsonObject = { level: options.level ?? "info", message };
-      if (options.title !== undefined) params.title = options.title;
-      checkNotification(params);
+      const params = notificationParams(message, options.level ?? "info", options.title);
       const connection = this.requireInitialized();
       if (connection.session!.contributes.notifications !== true) {
         throw new RpcError(ErrorCode.MethodNotFound, "notifications are not declared");

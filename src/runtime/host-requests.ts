@@ -21,7 +21,7 @@ interface Outstanding {
  */
 export class HostRequests {
   private next = 1;
-  private outstanding = new Map<string, Outstanding>();
+  private outstanding = new Map<RequestId, Outstanding>();
   private slotWaiters: (() => void)[] = [];
   private closedWith: RpcError | undefined;
 
@@ -136,7 +136,7 @@ export class HostRequests {
     return this.outstanding.size;
   }
 
-  private forget(key: string): boolean {
+  private forget(key: RequestId): boolean {
     const existed = this.outstanding.delete(key);
     if (existed) this.slotWaiters.shift()?.();
     return existed;

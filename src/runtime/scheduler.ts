@@ -63,10 +63,12 @@ export class Scheduler {
     while (this.running < this.concurrency && this.queue.length > 0) {
       const job = this.queue.shift()!;
       this.running++;
-      void job().finally(() => {
-        this.running--;
-        this.startMore();
-      });
+      void job().then(this.jobDone, this.jobDone);
     }
   }
+
+  private readonly jobDone = (): void => {
+    this.running--;
+    this.startMore();
+  };
 }

@@ -24,16 +24,13 @@ function requireString(what: string, value: unknown): void {
   if (typeof value !== "string") throw new Error(`${what} must be a string`);
 }
 
-/** `notification` params: `{level, title?, message}`. */
-export function checkNotification(params: unknown): JsonObject {
-  if (!isObject(params)) throw new Error("notification must be an object");
-  exactKeys("notification", params, ["level", "title", "message"]);
-  if (params.level !== undefined && !LEVELS.includes(params.level as string)) {
-    throw new Error(`notification level must be one of ${LEVELS.join(", ")}`);
-  }
-  if (params.title !== undefined && params.title !== null) requireString("notification title", params.title);
-  requireString("notification message", params.message);
-  return params;
+/** Build `notification` params `{level, message, title?}` from checked values (spec §4.1). */
+export function notificationParams(message: unknown, level: unknown, title: unknown): JsonObject {
+  if (!LEVELS.includes(level as string)) throw new Error(`notification level must be one of ${LEVELS.join(", ")}`);
+  requireString("notification message", message);
+  if (title === undefined) return { level, message };
+  if (title !== null) requireString("notification title", title);
+  return { level, message, title };
 }
 
 /** `context/contribution` params and `context/collect` entries: `{label, content, placement?}`. */

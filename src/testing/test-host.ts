@@ -99,8 +99,8 @@ export class TestHost {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly responders = new Map<string, Responder>();
-  private readonly extensionIds = new Set<string>();
-  private readonly outstandingExtension = new Set<string>();
+  private readonly extensionIds = new Set<RequestId>();
+  private readonly outstandingExtension = new Set<RequestId>();
   private initialized = false;
   private sentRaw = false;
   private offered = { features: [] as string[], required: [] as string[] };

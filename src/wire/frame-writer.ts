@@ -99,7 +99,7 @@ export class FrameWriter {
     try {
       const accepted = this.sink.write(text);
       // A promise means the sink buffered the rest; its flush waits for it.
-      if (typeof accepted !== "number") accepted.catch((error: Error) => this.fail(error));
+      if (typeof accepted !== "number") accepted.then(undefined, this.onWriteError);
       return true;
     } catch (error) {
       this.fail(error as Error);
@@ -146,6 +146,8 @@ export class FrameWriter {
     this.held = undefined;
     if (rest !== "") this.handToSink(rest);
   }
+
+  private readonly onWriteError = (error: Error): void => this.fail(error);
 
   private fail(error: Error, flush?: Flush): void {
     if (this.failure) return;

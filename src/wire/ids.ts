@@ -22,9 +22,13 @@ export function readId(message: Record<string, unknown>, key = "id"): IdRead {
   return { kind: "invalid", echo: echoValue(message, key) };
 }
 
-/** Map key for an id: type-sensitive, exact for big integers. */
-export function idKey(id: RequestId): string {
-  return typeof id === "string" ? `s:${id}` : `n:${id.toString()}`;
+/**
+ * Map/Set key for an id. The id itself works: Map compares with SameValueZero,
+ * so `7` and `"7"` stay distinct and equal bigints match by value (integers
+ * are `number` up to 2^53 and `bigint` beyond, never both).
+ */
+export function idKey(id: RequestId): RequestId {
+  return id;
 }
 
 /** The value to put in a frame for `id` (big integers as raw JSON digits). */
