@@ -77,8 +77,8 @@ async function measure(argv: string[]): Promise<Figures> {
   f.echo512MBps = (2 * rounds * big.length) / 1e6 / ((performance.now() - t1) / 1000);
 
   // Notification burst (API 0.1's progress-like stream).
-  const count = 20_000;
-  await c.request("tool/call", { name: "burst", arguments: { count: 2_000 } });
+  const count = 50_000;
+  await c.request("tool/call", { name: "burst", arguments: { count: 5_000 } });
   const seen = c.notifications;
   const t2 = performance.now();
   const reply = await c.request("tool/call", { name: "burst", arguments: { count } });
@@ -93,10 +93,10 @@ async function measure(argv: string[]): Promise<Figures> {
   return f;
 }
 
-/** Cold start (spawn → initialize reply): median of 31, subjects interleaved so drift hits both alike. */
+/** Cold start (spawn → initialize reply): median of 61, subjects interleaved so drift hits both alike. */
 async function coldStarts(argvs: string[][]): Promise<number[]> {
   const samples: number[][] = argvs.map(() => []);
-  for (let i = 0; i < 31; i++) {
+  for (let i = 0; i < 61; i++) {
     for (const [k, argv] of argvs.entries()) {
       const t0 = performance.now();
       const c = new BenchClient(argv);

@@ -285,8 +285,10 @@ export class Extension {
     if (this.running) throw new Error("run() was already called");
     this.running = true;
     this.registry.freeze();
+    // Start reading first: the host's initialize arrives while the rest is set up.
+    const reader = (io.input ?? Bun.stdin.stream()).getReader();
+    const firstRead = reader.read();
     const stdio = io.output === undefined ? claimStdio(this.log) : undefined;
-    const input = io.input ?? Bun.stdin.stream();
     const exit = io.exit ?? (io.input === undefined && io.output === undefined);
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
@@ -312,7 +314,7 @@ export class Extension {
     });
     this.connection = connection;
     this.attach(connection);
-    void this.readLoop(input, connection);
+    void this.readLoop(reader, firstRead, connection);
     await stopped;
     if (exit) {
       await stdio?.flushStderr();
@@ -323,11 +325,19 @@ export class Extension {
   /** Hook for subclasses that extend the connection (API 0.2 services). */
   protected attach(_connection: Connection): void {}
 
-  private async readLoop(input: ReadableStream<Uint8Array>, connection: Connection): Promise<void> {
+  private async readLoop(
+    reader: { read(): Promise<{ done: boolean; value?: Uint8Array }> },
+    firstRead: Promise<{ done: boolean; value?: Uint8Array }>,
+    connection: Connection,
+  ): Promise<void> {
     const splitter = new LineSplitter(this.options.maxMessageBytes);
     const emit = connection.receive.bind(connection);
     try {
-      for await (const chunk of input) splitter.push(chunk, emit);
+      for (let next = firstRead; ; next = reader.read()) {
+        const { done, value } = await next;
+        if (done || !value) break;
+        splitter.push(value, emit);
+      }
     } catch (error) {
       this.log.info("extension protocol stream closed", { error: (error as Error).message });
     }

@@ -43,6 +43,8 @@ class Flush {
  */
 export class FrameWriter {
   private pending: Flush | undefined;
+  /** The cycle being flushed. */
+  private cycle: Flush | undefined;
   private flushing = false;
   private failure: RpcError | undefined;
   private idle: (() => void)[] = [];
@@ -91,7 +93,11 @@ export class FrameWriter {
     if (this.held !== undefined) this.held += line;
     else if (!this.handToSink(line)) return undefined;
     const flush = (this.pending ??= new Flush());
-    if (!this.flushing) void this.flushLoop();
+    if (!this.flushing) {
+      this.flushing = true;
+      // Let the current task queue more frames so they share one flush.
+      queueMicrotask(this.flushNext);
+    }
     return flush;
   }
 
@@ -107,33 +113,55 @@ export class FrameWriter {
     }
   }
 
-  private async flushLoop(): Promise<void> {
-    this.flushing = true;
-    // Let the current task queue more frames so they share one flush.
-    await Promise.resolve();
+  // The flush cycle is written with callbacks rather than an async loop: it
+  // runs once per reply under pipelined load, so it allocates as little as it can.
+
+  /** Start a cycle for the frames queued so far, or go idle. */
+  private readonly flushNext = (): void => {
+    const flush = this.pending;
+    if (this.failure || !flush) return this.finish();
+    this.pending = undefined;
+    this.cycle = flush;
     try {
-      let flush: Flush | undefined;
-      while (!this.failure && (flush = this.pending)) {
-        this.pending = undefined;
-        try {
-          if (this.held !== undefined && this.held !== "") {
-            const held = this.held;
-            this.held = "";
-            const accepted = this.sink.write(held);
-            if (typeof accepted !== "number") await accepted;
-          }
-          const flushed = this.sink.flush();
-          if (typeof flushed !== "number") await flushed;
-          if (this.held !== undefined) this.releaseHeld();
-          flush.settle();
-        } catch (error) {
-          this.fail(error as Error, flush);
-        }
+      if (this.held !== undefined && this.held !== "") {
+        const held = this.held;
+        this.held = "";
+        const accepted = this.sink.write(held);
+        if (typeof accepted !== "number") return void accepted.then(this.flushSink, this.onCycleError);
       }
-    } finally {
-      this.flushing = false;
-      for (const resolve of this.idle.splice(0)) resolve();
+      this.flushSink();
+    } catch (error) {
+      this.onCycleError(error);
     }
+  };
+
+  private readonly flushSink = (): void => {
+    try {
+      const flushed = this.sink.flush();
+      if (typeof flushed !== "number") return void flushed.then(this.cycleDone, this.onCycleError);
+      this.cycleDone();
+    } catch (error) {
+      this.onCycleError(error);
+    }
+  };
+
+  private readonly cycleDone = (): void => {
+    if (this.held !== undefined) this.releaseHeld();
+    const flush = this.cycle;
+    this.cycle = undefined;
+    flush?.settle();
+    this.flushNext();
+  };
+
+  private readonly onCycleError = (error: unknown): void => {
+    this.fail(error as Error, this.cycle);
+    this.cycle = undefined;
+    this.finish();
+  };
+
+  private finish(): void {
+    this.flushing = false;
+    for (const resolve of this.idle.splice(0)) resolve();
   }
 
   /** After the first flush: switch the sink if asked, then write straight through. */
