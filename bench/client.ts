@@ -1,4 +1,4 @@
-import { LineSplitter } from "../src/wire/line-splitter.ts";
+import { LineSplitter, lineBytes } from "../src/wire/line-splitter.ts";
 
 /** A minimal host for benchmarks: raw lines in, parsed frames out, no validation. */
 export class BenchClient {
@@ -18,7 +18,7 @@ export class BenchClient {
     for await (const chunk of this.proc.stdout) {
       splitter.push(chunk, (event) => {
         if (event.kind !== "line") return;
-        const frame = JSON.parse(decoder.decode(event.bytes));
+        const frame = JSON.parse(decoder.decode(lineBytes(event.parts)));
         if (frame.id === undefined) this.notifications++;
         else this.waiters.get(frame.id)?.(frame), this.waiters.delete(frame.id);
       });

@@ -9,7 +9,7 @@ import type { SplitEvent } from "../wire/line-splitter.ts";
 import { CancellationToken } from "./cancellation.ts";
 import { HostRequests } from "./host-requests.ts";
 import { type Session, negotiate } from "./initialize.ts";
-import { METHODS, type MethodEnv, lookupRegisteredTool } from "./methods.ts";
+import { METHODS, type MethodEnv, isThenable, lookupRegisteredTool } from "./methods.ts";
 import type { LifecycleMethod, Registry, ToolEntry } from "./registry.ts";
 import { isObject } from "./results.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -99,7 +99,7 @@ export class Connection {
       this.rejectInput(ErrorCode.ParseError, `JSON-RPC message exceeds ${this.options.maxMessageBytes} bytes`);
       return;
     }
-    const decoded = decodeLine(event.bytes);
+    const decoded = decodeLine(event.parts);
     if (decoded.ok === "blank") return;
     if (decoded.ok === false) {
       this.rejectInput(ErrorCode.ParseError, decoded.message);
@@ -204,27 +204,39 @@ export class Connection {
 
   // ---- request execution --------------------------------------------------
 
-  private async execute(request: ActiveRequest): Promise<void> {
-    if (this.handlersGate) await this.handlersGate;
+  /**
+   * Run one admitted request to its reply. Synchronous when the handler is, so
+   * the common path spends no promise; a promise otherwise (the scheduler waits).
+   */
+  private execute(request: ActiveRequest): void | Promise<void> {
+    if (this.handlersGate) return this.handlersGate.then(() => this.execute(request));
     if (request.settled) return;
     if (request.token.cancelled) return this.settle(request, { error: cancelledError(request.token.reason!) });
     const method = Object.hasOwn(METHODS, request.method) ? METHODS[request.method] : undefined;
-    let outcome: Outcome;
-    if (!method) {
-      outcome = { error: new RpcError(ErrorCode.MethodNotFound, `unknown method: ${request.method}`) };
-    } else {
-      const ctx = this.handlerContext(request);
-      try {
-        // The request itself is the ambient scope (it has id, method and token).
-        outcome = { result: await runInScope(request, () => method(this.methodEnv(), request.params, ctx)) };
-      } catch (error) {
-        outcome = { error: error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError, "internal error") };
-        if (!(error instanceof RpcError)) {
-          this.options.logger.error("request handler failed", { method: request.method, error: errorText(error) });
-        }
-      }
+    if (!method) return this.conclude(request, { error: new RpcError(ErrorCode.MethodNotFound, `unknown method: ${request.method}`) });
+    const ctx = this.handlerContext(request);
+    let result: unknown;
+    try {
+      // The request itself is the ambient scope (it has id, method and token).
+      result = runInScope(request, () => method(this.methodEnv(), request.params, ctx));
+    } catch (error) {
+      return this.conclude(request, this.failure(request, error));
     }
-    // A cancel seen before the outcome is committed wins (spec §8.5).
+    if (!isThenable(result)) return this.conclude(request, { result });
+    return Promise.resolve(result).then(
+      (value) => this.conclude(request, { result: value }),
+      (error) => this.conclude(request, this.failure(request, error)),
+    );
+  }
+
+  private failure(request: ActiveRequest, error: unknown): Outcome {
+    if (error instanceof RpcError) return { error };
+    this.options.logger.error("request handler failed", { method: request.method, error: errorText(error) });
+    return { error: new RpcError(ErrorCode.InternalError, "internal error") };
+  }
+
+  /** Commit the outcome, unless a cancel was seen first (spec §8.5). */
+  private conclude(request: ActiveRequest, outcome: Outcome): void {
     if (request.token.cancelled) outcome = { error: cancelledError(request.token.reason!) };
     if ("error" in outcome && outcome.error.code !== ErrorCode.RequestCancelled) {
       this.options.logger.error("request failed", { method: request.method, code: outcome.error.code, error: outcome.error.message });

@@ -6,7 +6,7 @@
 export class Scheduler {
   private admitted = 0;
   private running = 0;
-  private queue: (() => Promise<void>)[] = [];
+  private queue: (() => void | Promise<void>)[] = [];
   private idleWaiters: (() => void)[] = [];
 
   constructor(
@@ -32,11 +32,25 @@ export class Scheduler {
     return this.admitted;
   }
 
-  /** Queue a job for a worker. */
-  run(job: () => Promise<void>): void {
+  /**
+   * Queue a job for a worker; a job that returns no promise finished
+   * synchronously. Jobs start from a microtask, never inside the caller, so
+   * the reader only queues: every frame of a chunk is routed (a cancel
+   * included) before any handler runs.
+   */
+  run(job: () => void | Promise<void>): void {
     this.queue.push(job);
-    this.startMore();
+    if (!this.startScheduled) {
+      this.startScheduled = true;
+      queueMicrotask(this.startQueued);
+    }
   }
+
+  private startScheduled = false;
+  private readonly startQueued = (): void => {
+    this.startScheduled = false;
+    this.startMore();
+  };
 
   setConcurrency(concurrency: number): void {
     this.concurrency = concurrency;
@@ -63,7 +77,14 @@ export class Scheduler {
     while (this.running < this.concurrency && this.queue.length > 0) {
       const job = this.queue.shift()!;
       this.running++;
-      void job().then(this.jobDone, this.jobDone);
+      let pending: void | Promise<void>;
+      try {
+        pending = job();
+      } catch {
+        pending = undefined;
+      }
+      if (pending) pending.then(this.jobDone, this.jobDone);
+      else this.running--;
     }
   }
 

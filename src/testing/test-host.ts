@@ -5,7 +5,7 @@ import { encodeFrame } from "../wire/encode.ts";
 import { idKey, readId, wireId, type RequestId } from "../wire/ids.ts";
 import { parseJson, readUnsigned64 } from "../wire/json.ts";
 import { MAX_EXTENSION_REQUEST_IDS, MAX_MESSAGE_BYTES, MAX_OUTSTANDING_EXTENSION_REQUESTS } from "../wire/limits.ts";
-import { LineSplitter, type SplitEvent } from "../wire/line-splitter.ts";
+import { LineSplitter, lineBytes, type SplitEvent } from "../wire/line-splitter.ts";
 import { checkInitializeResult, checkNotification, checkRequest, checkResponseEnvelope } from "./host-rules.ts";
 import { cleanupLaunch, pathWithBun, planLaunch, type LaunchPlan } from "./launch.ts";
 import { type HostManifest, loadManifest } from "./manifest.ts";
@@ -419,7 +419,7 @@ export class TestHost {
     const onEvent = (event: SplitEvent) => {
       if (event.kind === "oversize") return this.fatal("stdout line reached the 1 MiB frame limit");
       if (event.kind === "unterminated") return this.fatal("EOF in the middle of a stdout line");
-      this.onLine(event.bytes);
+      this.onLine(lineBytes(event.parts));
     };
     for await (const chunk of this.proc.stdout) splitter.push(chunk, onEvent);
     splitter.end(onEvent);

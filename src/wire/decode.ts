@@ -5,12 +5,22 @@ export type Decoded = { ok: true; value: unknown } | { ok: false; message: strin
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** Decode one line's bytes as strict UTF-8 JSON (spec §1.1). Blank lines are `"blank"`. */
-export function decodeLine(bytes: Uint8Array): Decoded {
-  let text: string;
+/**
+ * Decode one line (the chunk views it spans) as strict UTF-8 JSON (spec §1.1).
+ * Parts are decoded in stream mode, so a multi-byte character split across
+ * chunks is fine and nothing is copied into one buffer first. Blank lines are `"blank"`.
+ */
+export function decodeLine(parts: Uint8Array[]): Decoded {
+  let text = "";
   try {
-    text = utf8.decode(bytes);
+    const last = parts.length - 1;
+    for (let i = 0; i <= last; i++) text += utf8.decode(parts[i], { stream: i < last });
   } catch (error) {
+    try {
+      utf8.decode(); // reset the stream state left by the failure
+    } catch {
+      /* already reset */
+    }
     return { ok: false, message: `invalid UTF-8: ${(error as Error).message}` };
   }
   if (isBlank(text)) return { ok: "blank" };

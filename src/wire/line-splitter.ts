@@ -2,15 +2,15 @@
  * Byte-level LF framing (spec §1.1, §1.2). Chunks go in, whole lines come out.
  * A line's content excludes its LF and one trailing CR. Content longer than
  * `limit` bytes is reported once as oversize and discarded through the next
- * LF without being buffered. Chunks are kept as views, not copied: the
- * caller must not reuse a chunk's memory after pushing it (stream chunks are
- * fresh buffers).
+ * LF without being buffered. A line is delivered as the views of the chunks
+ * it spans (no copy; stream chunks are fresh buffers, so the caller must not
+ * reuse a chunk's memory after pushing it); {@link lineBytes} joins them.
  */
 export type SplitEvent =
-  | { kind: "line"; bytes: Uint8Array }
+  | { kind: "line"; parts: Uint8Array[] }
   | { kind: "oversize" }
   /** Bytes left without a terminating LF when the input ended. */
-  | { kind: "unterminated"; bytes: Uint8Array };
+  | { kind: "unterminated"; parts: Uint8Array[] };
 
 export class LineSplitter {
   private parts: Uint8Array[] = [];
@@ -38,13 +38,8 @@ export class LineSplitter {
         }
       }
       if (lf === -1) return;
-      if (this.discarding) {
-        this.discarding = false;
-      } else {
-        const line = this.take();
-        if (line.length > this.limit) emit({ kind: "oversize" });
-        else emit({ kind: "line", bytes: line });
-      }
+      if (this.discarding) this.discarding = false;
+      else this.deliver("line", emit);
       start = lf + 1;
     }
   }
@@ -55,9 +50,7 @@ export class LineSplitter {
       this.discarding = false;
       return;
     }
-    const line = this.take();
-    if (line.length > this.limit) emit({ kind: "oversize" });
-    else emit({ kind: "unterminated", bytes: line });
+    this.deliver("unterminated", emit);
   }
 
   /** Bytes buffered for the current unterminated line. */
@@ -65,23 +58,37 @@ export class LineSplitter {
     return this.size;
   }
 
-  private take(): Uint8Array {
-    let line: Uint8Array;
-    if (this.parts.length === 1) line = this.parts[0]!;
-    else {
-      line = new Uint8Array(this.size);
-      let offset = 0;
-      for (const part of this.parts) {
-        line.set(part, offset);
-        offset += part.length;
-      }
-    }
+  private deliver(kind: "line" | "unterminated", emit: (event: SplitEvent) => void): void {
+    const parts = this.parts;
+    let size = this.size;
     this.drop();
-    return line.length > 0 && line[line.length - 1] === 13 ? line.subarray(0, line.length - 1) : line;
+    const last = parts[parts.length - 1];
+    if (last && last[last.length - 1] === 13) {
+      size--;
+      if (last.length === 1) parts.pop();
+      else parts[parts.length - 1] = last.subarray(0, last.length - 1);
+    }
+    if (size > this.limit) emit({ kind: "oversize" });
+    else emit({ kind, parts });
   }
 
   private drop(): void {
     this.parts = [];
     this.size = 0;
   }
+}
+
+/** The bytes of a line as one array (copies only when it spans several chunks). */
+export function lineBytes(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  if (parts.length === 0) return new Uint8Array(0);
+  let size = 0;
+  for (const part of parts) size += part.length;
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
 }
