@@ -67,8 +67,8 @@ async function measure(argv: string[]): Promise<Figures> {
 
   // 512 KiB echo.
   const big = "y".repeat(512 * 1024);
-  const rounds = 40;
-  for (let i = 0; i < 3; i++) await c.request("tool/call", { name: "echo", arguments: { text: big } });
+  const rounds = 60;
+  for (let i = 0; i < 10; i++) await c.request("tool/call", { name: "echo", arguments: { text: big } });
   const t1 = performance.now();
   for (let i = 0; i < rounds; i++) {
     const reply = await c.request("tool/call", { name: "echo", arguments: { text: big } });

@@ -1,7 +1,7 @@
 import { ErrorCode, RpcError, cancelledError, errorText } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { decodeLine } from "../wire/decode.ts";
-import { FrameEncodeError, encodeFrame } from "../wire/encode.ts";
+import { FrameEncodeError, type WireLine, encodeWireFrame } from "../wire/encode.ts";
 import type { FrameWriter } from "../wire/frame-writer.ts";
 import { type RequestId, idKey, readId, wireId } from "../wire/ids.ts";
 import { readInteger } from "../wire/json.ts";
@@ -285,14 +285,14 @@ export class Connection {
     const frame: JsonObject = { jsonrpc: JSONRPC, id: wireId(id) };
     if ("result" in outcome) frame.result = outcome.result;
     else frame.error = outcome.error.toJSON();
-    let line: string;
+    let line: WireLine;
     try {
-      line = encodeFrame(frame, this.options.maxMessageBytes);
+      line = encodeWireFrame(frame, this.options.maxMessageBytes);
     } catch (error) {
       const message = error instanceof FrameEncodeError ? error.message : `cannot serialize JSON-RPC message: ${errorText(error)}`;
       this.options.logger.error("request failed", { code: ErrorCode.InternalError, error: message });
       onEncodeFailure?.();
-      line = encodeFrame({ jsonrpc: JSONRPC, id: wireId(id), error: { code: ErrorCode.InternalError, message } }, this.options.maxMessageBytes);
+      line = encodeWireFrame({ jsonrpc: JSONRPC, id: wireId(id), error: { code: ErrorCode.InternalError, message } }, this.options.maxMessageBytes);
     }
     this.options.writer.send(line);
   }
@@ -301,7 +301,7 @@ export class Connection {
   private rejectInput(code: number, message: string, echo: unknown = null): void {
     this.options.logger.error("invalid protocol input", { code, error: message });
     const frame = { jsonrpc: JSONRPC, id: echo, error: { code, message } };
-    this.options.writer.send(encodeFrame(frame, this.options.maxMessageBytes));
+    this.options.writer.send(encodeWireFrame(frame, this.options.maxMessageBytes));
   }
 
   // ---- cancellation ----------------------------------------------------------

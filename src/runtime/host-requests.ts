@@ -1,6 +1,6 @@
 import { ErrorCode, RpcError, cancelledError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { encodeFrame } from "../wire/encode.ts";
+import { type WireLine, encodeWireFrame } from "../wire/encode.ts";
 import type { FrameWriter } from "../wire/frame-writer.ts";
 import { type RequestId, idKey, showId, wireId } from "../wire/ids.ts";
 import { MAX_EXTENSION_REQUEST_IDS, MAX_OUTSTANDING_EXTENSION_REQUESTS } from "../wire/limits.ts";
@@ -124,9 +124,9 @@ export class HostRequests {
   }
 
   /** Encode a frame; too large or unserializable is a `-32603` (spec §5, §8.6), nothing written. */
-  private encode(frame: JsonObject): string {
+  private encode(frame: JsonObject): WireLine {
     try {
-      return encodeFrame(frame, this.maxMessageBytes);
+      return encodeWireFrame(frame, this.maxMessageBytes);
     } catch (error) {
       throw new RpcError(ErrorCode.InternalError, (error as Error).message);
     }

@@ -11,6 +11,31 @@ export class FrameEncodeError extends Error {}
  * `null` (valid JSON the host accepts; Python would refuse them).
  */
 export function encodeFrame(frame: object, limit = MAX_MESSAGE_BYTES): string {
+  const line = serialize(frame);
+  // UTF-16 length × 3 bounds the UTF-8 size, so short lines skip the byte count.
+  if (line.length * 3 > limit && Buffer.byteLength(line) > limit) throw new FrameEncodeError(`JSON-RPC message exceeds ${limit} bytes`);
+  return line;
+}
+
+/** A frame ready for the stream: a string, or UTF-8 bytes for a large one. */
+export type WireLine = string | Uint8Array;
+
+const utf8 = new TextEncoder();
+
+/**
+ * Like {@link encodeFrame}, for the runtime's writer: a large frame is encoded
+ * to UTF-8 once, which both measures it and saves the sink a conversion.
+ */
+export function encodeWireFrame(frame: object, limit = MAX_MESSAGE_BYTES): WireLine {
+  const line = serialize(frame);
+  if (line.length * 3 <= limit) return line;
+  const bytes = utf8.encode(line);
+  if (bytes.length > limit) throw new FrameEncodeError(`JSON-RPC message exceeds ${limit} bytes`);
+  return bytes;
+}
+
+/** Compact JSON + LF, lone surrogates replaced. */
+function serialize(frame: object): string {
   let text: string;
   try {
     text = JSON.stringify(frame);
@@ -23,10 +48,7 @@ export function encodeFrame(frame: object, limit = MAX_MESSAGE_BYTES): string {
     }
   }
   if (text.includes("\\ud")) text = JSON.stringify(frame, wellFormed);
-  const line = text + "\n";
-  // UTF-16 length × 3 bounds the UTF-8 size, so short lines skip the byte count.
-  if (line.length * 3 > limit && Buffer.byteLength(line) > limit) throw new FrameEncodeError(`JSON-RPC message exceeds ${limit} bytes`);
-  return line;
+  return text + "\n";
 }
 
 function rejectNonFinite(_key: string, value: unknown): unknown {

@@ -1,8 +1,9 @@
 import { ErrorCode, RpcError } from "../errors.ts";
+import type { WireLine } from "./encode.ts";
 
 /** Where whole frames go: Bun's `FileSink` satisfies this (it keeps write order and buffers natively). */
 export interface FrameSink {
-  write(chunk: string): number | Promise<number>;
+  write(chunk: WireLine): number | Promise<number>;
   flush(): number | Promise<number>;
 }
 
@@ -50,7 +51,7 @@ export class FrameWriter {
   private idle: (() => void)[] = [];
   private afterFirst: (() => FrameSink | undefined) | undefined;
   /** Frames held until the first flush completed (`undefined` once it has). */
-  private held: string | undefined = "";
+  private held: WireLine[] | undefined = [];
 
   constructor(
     private sink: FrameSink,
@@ -67,14 +68,14 @@ export class FrameWriter {
   }
 
   /** Queue one encoded line (ending in LF); resolves once it was flushed. */
-  write(line: string): Promise<void> {
+  write(line: WireLine): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     const flush = this.enqueue(line);
     return flush ? flush.done() : Promise.reject(this.failure);
   }
 
   /** Queue one encoded line without waiting for it (failures are reported by `onFailure`). */
-  send(line: string): void {
+  send(line: WireLine): void {
     if (!this.failure) this.enqueue(line);
   }
 
@@ -89,8 +90,8 @@ export class FrameWriter {
     return this.failure !== undefined;
   }
 
-  private enqueue(line: string): Flush | undefined {
-    if (this.held !== undefined) this.held += line;
+  private enqueue(line: WireLine): Flush | undefined {
+    if (this.held !== undefined) this.held.push(line);
     else if (!this.handToSink(line)) return undefined;
     const flush = (this.pending ??= new Flush());
     if (!this.flushing) {
@@ -101,9 +102,9 @@ export class FrameWriter {
     return flush;
   }
 
-  private handToSink(text: string): boolean {
+  private handToSink(line: WireLine): boolean {
     try {
-      const accepted = this.sink.write(text);
+      const accepted = this.sink.write(line);
       // A promise means the sink buffered the rest; its flush waits for it.
       if (typeof accepted !== "number") accepted.then(undefined, this.onWriteError);
       return true;
@@ -123,10 +124,11 @@ export class FrameWriter {
     this.pending = undefined;
     this.cycle = flush;
     try {
-      if (this.held !== undefined && this.held !== "") {
+      if (this.held !== undefined && this.held.length > 0) {
         const held = this.held;
-        this.held = "";
-        const accepted = this.sink.write(held);
+        this.held = [];
+        let accepted: number | Promise<number> = 0;
+        for (const line of held) accepted = this.sink.write(line);
         if (typeof accepted !== "number") return void accepted.then(this.flushSink, this.onCycleError);
       }
       this.flushSink();
@@ -170,9 +172,9 @@ export class FrameWriter {
     this.afterFirst = undefined;
     const next = switchSink?.();
     if (next) this.sink = next;
-    const rest = this.held ?? "";
+    const rest = this.held ?? [];
     this.held = undefined;
-    if (rest !== "") this.handToSink(rest);
+    for (const line of rest) if (!this.handToSink(line)) return;
   }
 
   private readonly onWriteError = (error: Error): void => this.fail(error);

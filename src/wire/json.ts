@@ -14,9 +14,16 @@
 const NON_CANONICAL_NUMBER = /[:,[]\s*(?:-?[0-9]+[.eE]|-?[0-9]{16}|-0\b)/;
 const lexemes = new WeakMap<object, Map<string, string>>();
 
+/**
+ * Beyond this length the per-byte pre-check costs more than the per-value
+ * reviver: large frames are mostly long strings (few values), and frames full
+ * of numbers usually hold fractions, which take the reviver path anyway.
+ */
+const PRECHECK_MAX_CHARS = 64 * 1024;
+
 /** Parse one frame's text. Throws `SyntaxError` like `JSON.parse`. */
 export function parseJson(text: string): unknown {
-  if (!NON_CANONICAL_NUMBER.test(text)) return JSON.parse(text);
+  if (text.length <= PRECHECK_MAX_CHARS && !NON_CANONICAL_NUMBER.test(text)) return JSON.parse(text);
   return JSON.parse(text, function (this: object, key: string, value: unknown, context?: { source?: string }) {
     if (typeof value === "number" && context?.source !== undefined && context.source !== String(value)) {
       let table = lexemes.get(this);

@@ -44,3 +44,8 @@ describe("line splitting and decoding (src/wire)", () => {
     expect(decodeLine([])).toEqual({ ok: "blank" });
   });
 });
+
+test("a real U+FFFD in valid input is kept; only invalid bytes are refused", () => {
+  expect(decodeLine([bytes('{"t":"a\uFFFDb"}')])).toEqual({ ok: true, value: { t: "a\uFFFDb" } });
+  expect(decodeLine([new Uint8Array([0x22, 0xff, 0x22])]).ok).toBe(false);
+});

@@ -23,3 +23,11 @@ describe("lossless JSON decoding (src/wire/json.ts)", () => {
     expect(numberSource(parseJson('{"x":2}') as object, "x")).toBe("2");
   });
 });
+
+test("frames above the pre-check size keep number sources too", () => {
+  const pad = "y".repeat(70 * 1024);
+  const value = parseJson(`{"id":1.0,"pad":"${pad}","n":18446744073709551615}`) as Record<string, unknown>;
+  expect(readInteger(value, "id")).toBeUndefined();
+  expect(readInteger(value, "n")).toBe(18446744073709551615n);
+  expect((value.pad as string).length).toBe(70 * 1024);
+});
