@@ -197,3 +197,36 @@ describe("extension → host messages on API 0.1 (spec §4.1–§4.4, §8.11)", 
     expect(await host.shutdown()).toBe(0);
   });
 });
+
+describe("extension → host request bounds (spec §1.4)", () => {
+  test("at most 128 requests are outstanding: the 129th waits for a reply instead of breaking the host's limit", async () => {
+    const host = await ready();
+    const held: (() => void)[] = [];
+    host.onRequest("confirmation/request", () => new Promise((resolve) => held.push(() => resolve({ confirmed: true }))));
+    const call = host.callTool("confirm_many", { count: 129 });
+    await host.waitForFrame((f) => f.method === "confirmation/request" && f.id === 128);
+    await Bun.sleep(100);
+    const sent = () => host.extensionFrames().filter((f) => f.method === "confirmation/request").length;
+    expect(sent()).toBe(128);
+    held.shift()!();
+    await host.waitForFrame((f) => f.method === "confirmation/request" && f.id === 129);
+    expect(sent()).toBe(129);
+    for (const release of held.splice(0)) release();
+    await Bun.sleep(50);
+    for (const release of held.splice(0)) release();
+    expect(await call).toMatchObject({ content: "129 approved" });
+    expect(host.violations).toEqual([]);
+    expect(await host.shutdown()).toBe(0);
+  });
+
+  test("65,536 request ids per process are used, the 65,537th is refused locally with -32000 and nothing is written", async () => {
+    const host = await ready();
+    host.onRequest("confirmation/request", () => ({ confirmed: true }));
+    expect(await host.callTool("confirm_many", { count: 65_536 })).toMatchObject({ content: "65536 approved" });
+    const reply = await host.request("tool/call", { name: "confirm_many", arguments: { count: 1 } });
+    expect(reply.error).toEqual({ code: -32000, message: "extension request id budget exhausted (65536 per process)" });
+    expect(host.extensionFrames().filter((f) => f.method === "confirmation/request").length).toBe(65_536);
+    expect(host.violations).toEqual([]);
+    expect(await host.shutdown()).toBe(0);
+  }, 60_000);
+});
