@@ -7,7 +7,13 @@
  * ext.tool({ name: "hello_world", description: "Greet someone" }, (args) => `Hello, ${args.name}!`);
  * await ext.run();
  */
-export { Extension, type ExtensionOptions, type RunOptions } from "./runtime/extension.ts";
+export { Extension, type ExtensionOptions, type RunOptions, type DynamicToolDefinition } from "./runtime/extension.ts";
+export { textContent, imageContent, audioContent, toolResult, persistenceMetadata, postMutationRescan, providerRetryDelay } from "./runtime/content.ts";
+export type { ProgressEvent } from "./runtime/progress.ts";
+export type { ArtifactSource, PolicyIntent, PolicyDecision } from "./runtime/services.ts";
+export type { SpawnAgentOptions, ModelSelection } from "./runtime/agents.ts";
+export type { CatalogUpdate } from "./runtime/catalog.ts";
+export type { PresentationSnapshot } from "./runtime/presentation.ts";
 export { CancellationToken } from "./runtime/cancellation.ts";
 export { currentCancellation, currentRequestId } from "./runtime/scope.ts";
 export { RpcError, ErrorCode } from "./errors.ts";

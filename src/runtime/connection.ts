@@ -9,7 +9,9 @@ import type { SplitEvent } from "../wire/line-splitter.ts";
 import { CancellationToken } from "./cancellation.ts";
 import { HostRequests } from "./host-requests.ts";
 import { type Session, negotiate } from "./initialize.ts";
-import { METHODS, type MethodEnv, isThenable, lookupRegisteredTool } from "./methods.ts";
+import { ToolCatalog } from "./catalog.ts";
+import { METHODS, type MethodEnv, isThenable } from "./methods.ts";
+import type { ProgressEvent } from "./progress.ts";
 import type { LifecycleMethod, Registry, ToolEntry } from "./registry.ts";
 import { isObject } from "./results.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -40,6 +42,8 @@ interface ActiveRequest {
   params: unknown;
   token: CancellationToken;
   settled: boolean;
+  /** Last `$/progress` sequence sent for it (sequences start at 1). */
+  progressSequence: number;
 }
 
 type Outcome = { result: unknown } | { error: RpcError };
@@ -63,7 +67,7 @@ export class Connection {
   private shutdownDone: Promise<void> | undefined;
   private stopped = false;
   /** Replaces tool lookup once dynamic catalogs are negotiated (API 0.2). */
-  toolLookup: ((params: JsonObject) => ToolEntry) | undefined;
+  private toolCatalog: ToolCatalog | undefined;
 
   private handlersGate: Promise<void> | undefined;
 
@@ -84,6 +88,45 @@ export class Connection {
 
   get draining(): boolean {
     return this.state === "draining" || this.state === "stopped";
+  }
+
+  /** The tool catalog with its epochs; exists once initialized. */
+  get catalog(): ToolCatalog {
+    if (!this.toolCatalog) throw new RpcError(ErrorCode.InvalidRequest, "initialize must be the first request");
+    return this.toolCatalog;
+  }
+
+  /**
+   * Send `$/progress` for the ambient or named host request (spec §4.6, §8.11):
+   * feature, then parent, then (checked by the caller) shape, then state.
+   */
+  progress(event: ProgressEvent, scope: unknown, explicit: RequestId | undefined): Promise<void> {
+    const features = this.sessionInfo!.features;
+    if (!features.has("request_progress")) throw new RpcError(ErrorCode.MethodNotFound, "API 0.2 feature is not negotiated: request_progress");
+    let request: ActiveRequest | undefined;
+    if (explicit !== undefined) {
+      request = this.active.get(explicit);
+      if (!request) throw new RpcError(ErrorCode.InvalidParams, "unknown progress request_id");
+    } else if (scope !== undefined && (scope as ActiveRequest).progressSequence !== undefined) {
+      request = scope as ActiveRequest;
+    } else {
+      throw new RpcError(ErrorCode.InvalidParams, "progress requires an active parent request");
+    }
+    if (typeof request.id === "string") throw new RpcError(ErrorCode.InvalidParams, "progress requires a numeric parent request id");
+    if (event.type === "decoration" && !features.has("progress_decoration")) {
+      throw new RpcError(ErrorCode.MethodNotFound, "API 0.2 feature is not negotiated: progress_decoration");
+    }
+    if (request.token.cancelled) throw cancelledError(request.token.reason!);
+    if (request.settled) throw new RpcError(ErrorCode.ServerError, "request has already settled");
+    request.progressSequence++;
+    return this.hostRequestsImpl!.notify("$/progress", { request_id: wireId(request.id), sequence: request.progressSequence, event });
+  }
+
+  /** The id of `scope` when it is a host request that is still unanswered (a valid parent). */
+  activeParent(scope: unknown): RequestId | undefined {
+    const request = scope as ActiveRequest | undefined;
+    if (request === undefined || request.progressSequence === undefined) return undefined;
+    return this.active.get(request.id) === request && !request.settled ? request.id : undefined;
   }
 
   /** Extension→host requests; exists once initialized. */
@@ -170,7 +213,7 @@ export class Connection {
       this.scheduler.release();
       return this.writeReply(id, { error: new RpcError(ErrorCode.InvalidRequest, "duplicate active request id") });
     }
-    const request: ActiveRequest = { id, key, method, params, token: new CancellationToken(), settled: false };
+    const request: ActiveRequest = { id, key, method, params, token: new CancellationToken(), settled: false, progressSequence: 0 };
     this.active.set(key, request);
     this.scheduler.run(() => this.execute(request));
   }
@@ -197,6 +240,7 @@ export class Connection {
     // cannot be encoded is answered -32603 and leaves the process uninitialised.
     if (!this.writeReplyChecked(id, { result })) return;
     this.hostRequestsImpl = new HostRequests(session.api, this.options.writer, this.options.logger, this.options.maxMessageBytes);
+    this.toolCatalog = new ToolCatalog(this.options.registry.tools, session.features.has("dynamic_tools"));
     this.sessionInfo = session;
     this.state = "ready";
     this.scheduler.setConcurrency(session.concurrency);
@@ -260,7 +304,7 @@ export class Connection {
       registry,
       session: this.sessionInfo!,
       logger: this.options.logger,
-      lookupTool: (params) => (this.toolLookup ? this.toolLookup(params) : lookupRegisteredTool(registry, params)),
+      lookupTool: (params) => this.catalog.lookup(params),
     });
   }
 

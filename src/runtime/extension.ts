@@ -28,6 +28,7 @@ import type {
   LifecycleHandler,
   NotificationParams,
   RendererHandler,
+  ResourceOwner,
   ShutdownHandler,
   StatusEntry,
   StatusHandler,
@@ -35,6 +36,13 @@ import type {
   ToolHandler,
 } from "./types.ts";
 import { checkContextEntry, checkStatusEntry, notificationParams } from "./validate.ts";
+import * as agents from "./agents.ts";
+import type { CatalogUpdate } from "./catalog.ts";
+import { checkProgressEvent, type ProgressEvent, statusEvent } from "./progress.ts";
+import type { ToolEntry } from "./registry.ts";
+import * as services from "./services.ts";
+import { checkResourceOwner, checkSnapshot, type PresentationSnapshot } from "./presentation.ts";
+import { wireId } from "../wire/ids.ts";
 
 /** Construction options; every default matches octet's Python SDK (spec §8.1). */
 export interface ExtensionOptions {
@@ -85,6 +93,7 @@ export class Extension {
     this.log = new Logger(writeStderrLine, options.logLevel ?? "info");
     this.apiVersion = resolveApiVersion(options.apiVersion, this.log);
     this.registry = new Registry(this.apiVersion);
+    (this.services as { api: ApiVersion }).api = this.apiVersion;
     const supported = options.supportedFeatures ?? [...SUPPORTED_FEATURES];
     const unknown = supported.filter((f) => !(SUPPORTED_FEATURES as readonly string[]).includes(f));
     if (unknown.length > 0) throw new Error(`unsupported API 0.2 features: ${unknown.join(", ")}`);
@@ -274,6 +283,217 @@ export class Extension {
     await this.connection!.hostRequests!.notify("status/contribution", { ...entry });
   }
 
+  // ---- API 0.2 services ------------------------------------------------------------
+
+  /**
+   * Report progress of the request being handled (`$/progress`, needs
+   * `request_progress`). Give a status message (with optional `current`,
+   * `total`, `unit`) or a full event; outside a handler name the request with
+   * `requestId`. Sequences start at 1 per request.
+   *
+   * @example
+   * await ext.progress(`Fetched ${i} of ${n}`, { current: i, total: n, unit: "records" });
+   * await ext.progress({ type: "output", stream: "stderr", encoding: "utf8", data: "retrying" });
+   */
+  progress(
+    messageOrEvent: string | ProgressEvent,
+    options: { current?: number | null; total?: number | null; unit?: string | null; requestId?: RequestId } = {},
+  ): Promise<void> {
+    try {
+      const connection = this.requireInitialized();
+      const event = typeof messageOrEvent === "string" ? statusEvent(messageOrEvent, options) : messageOrEvent;
+      return connection.progress(this.checkedProgress(connection, event), currentScope(), options.requestId);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** A `decoration` progress event (octet, needs `progress_decoration`): label 1..256 bytes, detail 1..4096. */
+  progressDecoration(label: string, detail?: string, options: { requestId?: RequestId } = {}): Promise<void> {
+    const event: ProgressEvent = detail === undefined ? { type: "decoration", label } : { type: "decoration", label, detail };
+    return this.progress(event, options);
+  }
+
+  private checkedProgress(connection: Connection, event: ProgressEvent): ProgressEvent {
+    // The feature gate comes before the shape check (spec §8.11).
+    if (!connection.session!.features.has("request_progress")) return event;
+    return checkProgressEvent(event);
+  }
+
+  /**
+   * Publish a semantic presentation snapshot (`presentation/update`, API 0.2,
+   * needs `contributes.presentation = true`). Inside a handler it is tied to
+   * that request; a background publisher passes the host-issued
+   * `resourceOwner`; otherwise it is process-scoped. Revisions must increase.
+   *
+   * @example
+   * await ext.publishPresentation({ revision: 1, status: { state: "active", label: "1 worker" }, activities: [], actions: [] });
+   */
+  async publishPresentation(snapshot: PresentationSnapshot, options: { resourceOwner?: ResourceOwner } = {}): Promise<void> {
+    if (this.apiVersion !== "0.2") throw new RpcError(ErrorCode.MethodNotFound, "semantic presentation requires extension API 0.2");
+    const connection = this.requireInitialized();
+    const contributes = connection.session!.contributes;
+    if (contributes.presentation !== true) throw new RpcError(ErrorCode.MethodNotFound, "presentation are not declared");
+    const commands = Array.isArray(contributes.commands) ? (contributes.commands as string[]) : [...this.registry.commands.keys()];
+    checkSnapshot(snapshot, commands);
+    const params: JsonObject = { snapshot };
+    if (options.resourceOwner !== undefined) params.resource_owner = checkResourceOwner(options.resourceOwner);
+    if (snapshot.revision <= this.presentationRevision) {
+      throw new Error(`presentation revision ${snapshot.revision} must be above the last published one (${this.presentationRevision})`);
+    }
+    if (options.resourceOwner === undefined) {
+      const scope = currentScope();
+      const parent = connection.activeParent(scope);
+      if (parent === undefined && (scope as { settled?: boolean } | undefined)?.settled === true) {
+        throw new RpcError(ErrorCode.InvalidParams, "the handler's request has already settled; pass resourceOwner to publish from the background");
+      }
+      if (parent !== undefined) params.parent_request_id = wireId(parent);
+    }
+    this.presentationRevision = snapshot.revision;
+    await connection.hostRequests!.notify("presentation/update", params);
+  }
+
+  private presentationRevision = -1;
+
+  /** Ask the user for ephemeral input (`input/request`, API 0.2); `null` when cancelled or headless. */
+  requestInput(prompt: string, options: { secret?: boolean; parentRequestId?: RequestId } = {}): Promise<string | null> {
+    return services.requestInput(this.services, prompt, options);
+  }
+
+  /**
+   * Publish an image or audio artifact (`artifact/publish`, needs `artifacts`):
+   * inline bytes, or a path relative to `OCTET_EXTENSION_SCRATCH` with its size
+   * and SHA-256. Resolves to the artifact id.
+   *
+   * @example
+   * const id = await ext.publishArtifact("image/png", { data: pngBytes });
+   * return toolResult([textContent("Captured."), imageContent(id, "image/png")]);
+   */
+  publishArtifact(mimeType: string, source: services.ArtifactSource & { parentRequestId?: RequestId }): Promise<string> {
+    return services.publishArtifact(this.services, mimeType, source);
+  }
+
+  /** Submit a policy intent (`policy/evaluate`, needs `policy_intents`); retry `ask` with its token. */
+  evaluatePolicy(intent: services.PolicyIntent, options: { approvalToken?: string; parentRequestId?: RequestId } = {}): Promise<services.PolicyDecision> {
+    return services.evaluatePolicy(this.services, intent, options);
+  }
+
+  /** Resolve a brokered secret named in `[capabilities].secrets` (needs `secrets`). Never log it. */
+  getSecret(name: string, options: { parentRequestId?: RequestId } = {}): Promise<string> {
+    return services.getSecret(this.services, name, options);
+  }
+
+  /** Start a bounded child session (`agent/spawn`, needs `agent_sessions`). */
+  spawnAgent(options: agents.SpawnAgentOptions): Promise<JsonObject> {
+    return agents.spawnAgent(this.services, options);
+  }
+
+  /** Steer a child (`agent/message`). */
+  sendAgentMessage(target: string, message: string, options: { parentRequestId?: RequestId } = {}): Promise<JsonObject> {
+    return agents.sendAgentMessage(this.services, target, message, options);
+  }
+
+  /** Give a child a follow-up turn (`agent/follow_up`). */
+  followUpAgent(target: string, message: string, options: { parentRequestId?: RequestId } = {}): Promise<JsonObject> {
+    return agents.followUpAgent(this.services, target, message, options);
+  }
+
+  /** List owned children (`agent/list`). */
+  listAgents(options: { parentRequestId?: RequestId } = {}): Promise<JsonObject> {
+    return agents.listAgents(this.services, options);
+  }
+
+  /** Wait for children to settle (`agent/wait`, 1..60,000 ms, default 30,000). */
+  waitAgents(options: { timeoutMs?: number; parentRequestId?: RequestId } = {}): Promise<JsonObject> {
+    return agents.waitAgents(this.services, options);
+  }
+
+  /** Interrupt a child (`agent/interrupt`). */
+  interruptAgent(target: string, options: { parentRequestId?: RequestId } = {}): Promise<JsonObject> {
+    return agents.interruptAgent(this.services, target, options);
+  }
+
+  /** Models a child may use (`agent/models`, octet, needs `agent_model_selection_v1`). */
+  listAgentModels(options: { query?: string; limit?: number; parentRequestId?: RequestId } = {}): Promise<JsonObject> {
+    return agents.listAgentModels(this.services, options);
+  }
+
+  /**
+   * Add or replace tools at runtime (`tools/register`, needs `dynamic_tools`).
+   * Transactional: the catalog changes only if the host accepts, and then to
+   * exactly the names it published. Resolves to `{revision, tools}`.
+   *
+   * @example
+   * await ext.registerTools([{ name: "search", description: "Search", parameters: schema, handler: search }]);
+   */
+  registerTools(definitions: DynamicToolDefinition[]): Promise<CatalogUpdate> {
+    try {
+      const connection = this.requireInitialized();
+      this.requireFeature("dynamic_tools");
+      const entries = checkDynamicDefinitions(definitions, this.apiVersion);
+      return connection.catalog.mutate(
+        (current) => {
+          const next = new Map(current);
+          for (const entry of entries) next.set(entry.definition.name, entry);
+          return next;
+        },
+        () => connection.hostRequests!.request("tools/register", { tools: entries.map((e) => e.definition) }),
+      );
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Register one tool; see {@link Extension.registerTools}. */
+  registerTool(definition: DynamicToolDefinition): Promise<CatalogUpdate> {
+    return this.registerTools([definition]);
+  }
+
+  /** Remove tools (`tools/unregister`, needs `dynamic_tools`); unknown names are harmless. */
+  unregisterTools(names: string[]): Promise<CatalogUpdate> {
+    try {
+      const connection = this.requireInitialized();
+      this.requireFeature("dynamic_tools");
+      if (!Array.isArray(names) || names.length < 1 || names.length > 256) throw new Error("unregister needs 1..256 tool names");
+      if (names.some((n) => typeof n !== "string" || n.trim() === "")) throw new Error("tool names must be non-blank strings");
+      if (new Set(names).size !== names.length) throw new Error("tool names must be unique");
+      return connection.catalog.mutate(
+        (current) => {
+          const next = new Map(current);
+          for (const name of names) next.delete(name);
+          return next;
+        },
+        () => connection.hostRequests!.request("tools/unregister", { names: [...names] }),
+      );
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Remove one tool; see {@link Extension.unregisterTools}. */
+  unregisterTool(name: string): Promise<CatalogUpdate> {
+    return this.unregisterTools([name]);
+  }
+
+  /** Last committed tool catalog revision (0 after initialize). */
+  get toolCatalogRevision(): number {
+    return this.connection?.initialized ? this.connection.catalog.revision : 0;
+  }
+
+  /**
+   * Send any extension→host request. On API 0.2 the ambient (or explicit)
+   * parent is added; `operationScoped` makes a missing parent an error.
+   */
+  async request(method: string, params: JsonObject = {}, options: { parentRequestId?: RequestId; operationScoped?: boolean } = {}): Promise<unknown> {
+    const connection = this.requireInitialized();
+    const sent: JsonObject = { ...params };
+    if (this.apiVersion === "0.2") {
+      const ambient = currentScope() !== undefined || options.parentRequestId !== undefined;
+      if (ambient || options.operationScoped) sent.parent_request_id = this.parentFor(options.parentRequestId);
+    }
+    return connection.hostRequests!.request(method, sent, currentScope()?.token);
+  }
+
   // ---- running ------------------------------------------------------------------
 
   /**
@@ -345,6 +565,22 @@ export class Extension {
     await connection.endOfInput();
   }
 
+  /** `-32601` unless the feature was negotiated (spec §5). */
+  protected requireFeature(feature: string): void {
+    if (this.apiVersion === "0.1" || !this.negotiatedFeatures.has(feature)) {
+      throw new RpcError(ErrorCode.MethodNotFound, `API 0.2 feature is not negotiated: ${feature}`);
+    }
+  }
+
+  /** The seam the service modules use (not public API). */
+  private readonly services: services.ServiceHost = {
+    api: "0.1",
+    initialized: () => this.requireInitialized(),
+    requireFeature: (feature) => this.requireFeature(feature),
+    parent: (explicit) => this.parentFor(explicit),
+    token: () => currentScope()?.token,
+  };
+
   protected requireInitialized(): Connection {
     const connection = this.connection;
     if (!connection?.initialized) throw new RpcError(ErrorCode.InvalidRequest, "initialize must be the first request");
@@ -398,4 +634,36 @@ function writeStderrLine(line: string): void {
   stderrSink ??= Bun.stderr.writer();
   stderrSink.write(line + "\n");
   stderrSink.flush();
+}
+
+/** A tool added at runtime: its definition plus its handler. */
+export interface DynamicToolDefinition {
+  name: string;
+  description: string;
+  parameters?: JsonObject | null;
+  outputSchema?: JsonObject | null;
+  handler: ToolHandler<any>;
+}
+
+/** Argument checks for registerTools (spec §8.7): plain errors, nothing sent. */
+function checkDynamicDefinitions(definitions: DynamicToolDefinition[], api: ApiVersion): ToolEntry[] {
+  if (!Array.isArray(definitions) || definitions.length < 1 || definitions.length > 256) throw new Error("register needs 1..256 tool definitions");
+  const seen = new Set<string>();
+  return definitions.map((definition) => {
+    const staging = new Registry(api);
+    if (!definition || typeof definition !== "object") throw new Error("a tool definition must be an object");
+    for (const key of Object.keys(definition)) {
+      if (!["name", "description", "parameters", "outputSchema", "handler"].includes(key)) throw new Error(`tool definition has unknown field ${key}`);
+    }
+    if (seen.has(definition.name)) throw new Error(`tool \`${definition.name}\` is listed twice`);
+    seen.add(definition.name);
+    const base: { name: string; description: string; parameters?: JsonObject; outputSchema?: JsonObject } = {
+      name: definition.name,
+      description: definition.description,
+    };
+    if (definition.parameters !== undefined && definition.parameters !== null) base.parameters = definition.parameters;
+    if (definition.outputSchema !== undefined && definition.outputSchema !== null) base.outputSchema = definition.outputSchema;
+    staging.addTool(base, definition.handler);
+    return staging.tools.get(definition.name)!;
+  });
 }

@@ -73,7 +73,7 @@ const toolCall: Method = (env, raw, ctx) => {
     (value) =>
       api === "0.1"
         ? results.toolResult01(value)
-        : results.toolResult02(value, { hasOutputSchema: tool.definition.output_schema !== undefined, artifacts: features.has("artifacts") }),
+        : results.toolResult02(value, { outputSchema: tool.definition.output_schema, artifacts: features.has("artifacts") }),
     (error) => {
       if (error instanceof RpcError) throw error;
       const text = errorText(error);
@@ -149,12 +149,3 @@ export const METHODS: Readonly<Record<string, Method>> = {
   "status/collect": statusCollect,
   "tool/render": toolRender,
 };
-
-/** Default tool lookup without dynamic catalogs: the registered map (spec §8.7 order). */
-export function lookupRegisteredTool(registry: Registry, params: JsonObject): ToolEntry {
-  if ("catalog_revision" in params) throw badParams("tool/call catalog_revision requires negotiated dynamic_tools");
-  const name = params.name;
-  const tool = typeof name === "string" ? registry.tools.get(name) : undefined;
-  if (!tool) throw notFound(`unknown tool: ${results.pyStr(name)}`);
-  return tool;
-}

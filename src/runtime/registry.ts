@@ -1,3 +1,4 @@
+import { checkOutputSchema } from "./structured.ts";
 import type {
   ApiVersion,
   CommandDefinition,
@@ -70,6 +71,11 @@ export class Registry {
     if (definition.outputSchema !== undefined) {
       if (this.apiVersion === "0.1") throw new Error(`tool \`${name}\`: output_schema requires extension API 0.2`);
       if (!isPlainObject(definition.outputSchema)) throw new Error(`tool \`${name}\` output_schema must be an object`);
+      try {
+        checkOutputSchema(definition.outputSchema);
+      } catch (error) {
+        throw new Error(`tool \`${name}\`: ${(error as Error).message}`);
+      }
       wire.output_schema = definition.outputSchema;
     }
     this.tools.set(name, { definition: wire, handler });

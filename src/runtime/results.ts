@@ -1,4 +1,5 @@
 import { ErrorCode, RpcError } from "../errors.ts";
+import { checkResultBounds, validateStructured } from "./structured.ts";
 import type { JsonObject } from "./types.ts";
 
 /**
@@ -50,7 +51,7 @@ const PART_KEYS: Record<string, Set<string>> = {
 };
 
 /** API 0.2 tool result (spec §3.2, §8.6). */
-export function toolResult02(value: unknown, opts: { hasOutputSchema: boolean; artifacts: boolean }): JsonObject {
+export function toolResult02(value: unknown, opts: { outputSchema: JsonObject | undefined; artifacts: boolean }): JsonObject {
   let result: JsonObject;
   if (!isObject(value)) {
     const text = value === null || value === undefined ? undefined : pyStr(value);
@@ -91,11 +92,15 @@ export function toolResult02(value: unknown, opts: { hasOutputSchema: boolean; a
   if (metadata !== null && !isObject(metadata)) throw internal("tool result metadata must be an object or null");
   const out: JsonObject = { content, is_error: isError, metadata };
   if ("structured_content" in result) {
-    if (!opts.hasOutputSchema) throw internal("structured_content requires a declared output_schema");
+    if (!opts.outputSchema) throw internal("structured_content requires a declared output_schema");
+    const mismatch = validateStructured(result.structured_content, opts.outputSchema);
+    if (mismatch) throw internal(`structured_content does not match output_schema: ${mismatch}`);
     out.structured_content = result.structured_content;
-  } else if (opts.hasOutputSchema && !isError) {
+  } else if (opts.outputSchema && !isError) {
     throw internal("tool result omitted structured_content required by output_schema");
   }
+  const bound = checkResultBounds(out);
+  if (bound) throw internal(bound);
   return out;
 }
 

@@ -1,0 +1,114 @@
+import { ErrorCode, RpcError } from "../errors.ts";
+import { readUnsigned64 } from "../wire/json.ts";
+import type { ToolEntry } from "./registry.ts";
+import { isObject, pyStr } from "./results.ts";
+import type { JsonObject } from "./types.ts";
+
+/** Committed catalogs kept for revision-pinned calls (spec §8.7). */
+export const RETAINED_CATALOGS = 8;
+/** Tools per mutation and per catalog (spec §7). */
+export const MAX_CATALOG_TOOLS = 256;
+
+/** The host's acknowledgement of a catalog mutation. */
+export interface CatalogUpdate {
+  revision: number;
+  tools: string[];
+}
+
+/**
+ * The tool catalog with its epochs (spec §4.11, §4.12, §8.7). Epoch 0 is the
+ * initialize catalog. A mutation is staged as `current + 1` (dispatchable at
+ * once, since the host publishes before it acknowledges), sent, and
+ * committed with exactly the names the host returned; any failure discards
+ * the stage. The newest 8 committed epochs stay dispatchable.
+ */
+export class ToolCatalog {
+  private readonly epochs = new Map<number, Map<string, ToolEntry>>();
+  private current = 0;
+  private staged: { revision: number; tools: Map<string, ToolEntry> } | undefined;
+  private mutations: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    initial: ReadonlyMap<string, ToolEntry>,
+    private readonly dynamic: boolean,
+  ) {
+    this.epochs.set(0, new Map(initial));
+  }
+
+  /** Last committed revision (0 after initialize). */
+  get revision(): number {
+    return this.current;
+  }
+
+  /** The tools of the current committed catalog, in catalog order. */
+  get tools(): ReadonlyMap<string, ToolEntry> {
+    return this.epochs.get(this.current)!;
+  }
+
+  /** Resolve `tool/call` params: revision checks first, then the name (spec §8.7). */
+  lookup(params: JsonObject): ToolEntry {
+    let catalog = this.epochs.get(this.current)!;
+    if ("catalog_revision" in params) {
+      if (!this.dynamic) throw new RpcError(ErrorCode.InvalidParams, "tool/call catalog_revision requires negotiated dynamic_tools");
+      const revision = readUnsigned64(params, "catalog_revision");
+      if (revision === undefined) throw new RpcError(ErrorCode.InvalidParams, "tool/call catalog_revision must be an unsigned 64-bit integer");
+      const pinned = typeof revision === "number" ? this.epochs.get(revision) : undefined;
+      const staged = this.staged !== undefined && revision === this.staged.revision ? this.staged.tools : undefined;
+      const found = pinned ?? staged;
+      if (!found) throw new RpcError(ErrorCode.InvalidParams, `unknown or retired tool catalog revision: ${revision.toString()}`);
+      catalog = found;
+    }
+    const name = params.name;
+    const tool = typeof name === "string" ? catalog.get(name) : undefined;
+    if (!tool) throw new RpcError(ErrorCode.MethodNotFound, `unknown tool: ${pyStr(name)}`);
+    return tool;
+  }
+
+  /**
+   * Run one mutation transactionally; mutations are serialised. `stage` builds
+   * the next catalog from the current one (throwing plain errors for bad
+   * arguments); `send` delivers it and returns the host's raw reply.
+   */
+  mutate(stage: (current: ReadonlyMap<string, ToolEntry>) => Map<string, ToolEntry>, send: () => Promise<unknown>): Promise<CatalogUpdate> {
+    const run = async (): Promise<CatalogUpdate> => {
+      const tools = stage(this.tools);
+      if (tools.size > MAX_CATALOG_TOOLS) throw new Error(`the tool catalog would hold ${tools.size} tools; at most ${MAX_CATALOG_TOOLS} are allowed`);
+      const revision = this.current + 1;
+      this.staged = { revision, tools };
+      try {
+        const update = this.checkReply(await send(), revision, tools);
+        const committed = new Map<string, ToolEntry>();
+        for (const name of update.tools) committed.set(name, tools.get(name)!);
+        this.epochs.set(revision, committed);
+        this.current = revision;
+        for (const old of [...this.epochs.keys()]) if (old <= revision - RETAINED_CATALOGS) this.epochs.delete(old);
+        return update;
+      } finally {
+        this.staged = undefined;
+      }
+    };
+    const result = this.mutations.then(run, run);
+    this.mutations = result.catch(() => undefined);
+    return result;
+  }
+
+  private checkReply(reply: unknown, expected: number, staged: Map<string, ToolEntry>): CatalogUpdate {
+    const invalid = (message: string) => new RpcError(ErrorCode.InternalError, message);
+    if (!isObject(reply) || Object.keys(reply).length !== 2 || !("revision" in reply) || !("tools" in reply)) {
+      throw invalid("invalid dynamic tool catalog response");
+    }
+    const revision = readUnsigned64(reply, "revision");
+    if (revision === undefined) throw invalid("invalid dynamic tool catalog revision");
+    const names = reply.tools;
+    if (
+      !Array.isArray(names) ||
+      names.length > MAX_CATALOG_TOOLS ||
+      names.some((n) => typeof n !== "string" || n === "" || !staged.has(n)) ||
+      new Set(names).size !== names.length
+    ) {
+      throw invalid("invalid dynamic tool catalog names");
+    }
+    if (revision !== expected) throw invalid(`invalid dynamic tool catalog revision: expected ${expected}, got ${revision.toString()}`);
+    return { revision: expected, tools: names as string[] };
+  }
+}

@@ -1,0 +1,183 @@
+import { ErrorCode, RpcError } from "../errors.ts";
+import type { RequestId } from "../wire/ids.ts";
+import type { CancellationToken } from "./cancellation.ts";
+import type { Connection } from "./connection.ts";
+import { isObject } from "./results.ts";
+import type { ApiVersion, JsonObject } from "./types.ts";
+
+/**
+ * Operation-scoped host services of API 0.2 (spec §4.7–§4.10, §8.11):
+ * ephemeral input, artifacts, policy intents and brokered secrets. Local
+ * checks run in the documented order and nothing is written when one fails:
+ * argument problems are plain `Error`s, wire-level refusals `RpcError`s.
+ */
+
+/** What the services need from the extension that owns them. */
+export interface ServiceHost {
+  readonly api: ApiVersion;
+  /** The connection after a successful initialize (else `-32600`). */
+  initialized(): Connection;
+  /** `-32601` unless `feature` was negotiated. */
+  requireFeature(feature: string): void;
+  /** The parent of an operation-scoped request: explicit, else ambient, else `-32602`. */
+  parent(explicit: RequestId | undefined): number | bigint;
+  /** Cancellation of the calling handler, if any. */
+  token(): CancellationToken | undefined;
+}
+
+const invalidReply = (message: string) => new RpcError(ErrorCode.InternalError, message);
+const HEX64 = /^[0-9a-f]{64}$/;
+const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+const bytes = (text: string) => Buffer.byteLength(text);
+
+async function send(host: ServiceHost, method: string, params: JsonObject): Promise<unknown> {
+  return host.initialized().hostRequests!.request(method, params, host.token());
+}
+
+/**
+ * `input/request`: ask the user for ephemeral input; `null` when cancelled,
+ * unavailable or headless. Secret answers are never logged.
+ */
+export async function requestInput(host: ServiceHost, prompt: string, options: { secret?: boolean; parentRequestId?: RequestId } = {}): Promise<string | null> {
+  if (typeof prompt !== "string" || prompt.trim() === "") throw new Error("input prompt must contain non-whitespace text");
+  if (bytes(prompt) > 16 * 1024) throw new Error("input prompt exceeds 16 KiB");
+  const secret = options.secret ?? false;
+  if (typeof secret !== "boolean") throw new Error("input secret must be a boolean");
+  host.initialized();
+  if (host.api !== "0.2") throw new RpcError(ErrorCode.MethodNotFound, "input/request requires extension API 0.2");
+  const parent = host.parent(options.parentRequestId);
+  const reply = await send(host, "input/request", { prompt, secret, parent_request_id: parent });
+  if (!isObject(reply) || Object.keys(reply).length !== 1 || !("value" in reply)) throw invalidReply("invalid input response");
+  const value = reply.value;
+  if (value !== null && typeof value !== "string") throw invalidReply("invalid input response");
+  if (typeof value === "string" && bytes(value) > 256 * 1024) throw invalidReply("input response exceeds the 256 KiB bound");
+  return value;
+}
+
+/** Where the artifact's bytes come from: inline bytes, or a file under `OCTET_EXTENSION_SCRATCH`. */
+export type ArtifactSource =
+  | { data: Uint8Array | string; size?: number; sha256?: string }
+  | { path: string; size: number; sha256: string };
+
+/**
+ * `artifact/publish`: hand the host an image or audio file; resolves to its
+ * opaque artifact id (use it in `imageContent`/`audioContent`).
+ */
+export async function publishArtifact(host: ServiceHost, mimeType: string, source: ArtifactSource & { parentRequestId?: RequestId }): Promise<string> {
+  if (typeof mimeType !== "string" || !mimeType.includes("/")) throw new Error("artifact MIME type must look like type/subtype");
+  const hasData = "data" in source && source.data !== undefined;
+  const hasPath = "path" in source && source.path !== undefined;
+  if (hasData === hasPath) throw new Error("artifact needs exactly one source: data or path");
+  let params: JsonObject;
+  if (hasData) {
+    const raw = (source as { data: Uint8Array | string }).data;
+    const data = typeof raw === "string" ? new TextEncoder().encode(raw) : raw;
+    if (!(data instanceof Uint8Array)) throw new Error("artifact data must be bytes or a string");
+    if (data.length > 256 * 1024) throw new Error("inline artifact data exceeds 256 KiB; write it to the scratch directory and publish the path");
+    const digest = new Bun.CryptoHasher("sha256").update(data).digest("hex");
+    if (source.size !== undefined && source.size !== data.length) throw new Error(`artifact size ${source.size} does not match the data (${data.length} bytes)`);
+    if (source.sha256 !== undefined && source.sha256.toLowerCase() !== digest) throw new Error("artifact sha256 does not match the data");
+    params = { mime_type: mimeType, size: data.length, sha256: digest, data: { encoding: "base64", data: Buffer.from(data).toString("base64") } };
+  } else {
+    const { path, size, sha256 } = source as { path: string; size: number; sha256: string };
+    if (typeof path !== "string" || path === "" || path.startsWith("/") || /^[A-Za-z]:/.test(path) || path.split(/[\\/]/).includes("..")) {
+      throw new Error("artifact path must be relative to OCTET_EXTENSION_SCRATCH without '..'");
+    }
+    if (bytes(path) > 4096 || path.split(/[\\/]/).length > 64) throw new Error("artifact path exceeds 4096 bytes or 64 components");
+    if (!Number.isSafeInteger(size) || size < 0) throw new Error("artifact size must be a non-negative integer");
+    if (typeof sha256 !== "string" || !HEX64.test(sha256.toLowerCase())) throw new Error("artifact sha256 must be 64 hexadecimal characters");
+    params = { mime_type: mimeType, path, size, sha256: sha256.toLowerCase() };
+  }
+  host.initialized();
+  host.requireFeature("artifacts");
+  params.parent_request_id = host.parent(source.parentRequestId);
+  const reply = await send(host, "artifact/publish", params);
+  if (!isObject(reply) || typeof reply.artifact_id !== "string" || reply.artifact_id === "") throw invalidReply("invalid artifact response");
+  return reply.artifact_id;
+}
+
+/** A structured policy intent (spec §4.9). */
+export interface PolicyIntent {
+  kind: string;
+  operation: string;
+  target: JsonObject;
+  data_classes?: string[];
+  adapter_hints?: { read_only?: boolean | null; destructive?: boolean | null };
+}
+
+/** The host's decision; a token comes only with `ask` when `approvals` was negotiated. */
+export interface PolicyDecision {
+  decision: "allow" | "ask" | "deny";
+  approval_token?: string;
+}
+
+function checkIntent(intent: unknown): PolicyIntent {
+  if (!isObject(intent)) throw new Error("policy intent must be an object");
+  for (const key in intent) {
+    if (!["kind", "operation", "target", "data_classes", "adapter_hints"].includes(key)) throw new Error(`policy intent has unknown field ${key}`);
+  }
+  if (typeof intent.kind !== "string" || intent.kind.trim() === "") throw new Error("policy intent kind must be a non-blank string");
+  if (typeof intent.operation !== "string" || intent.operation.trim() === "") throw new Error("policy intent operation must be a non-blank string");
+  if (!isObject(intent.target)) throw new Error("policy intent target must be an object");
+  const classes = intent.data_classes;
+  if (classes !== undefined && (!Array.isArray(classes) || classes.some((c) => typeof c !== "string"))) throw new Error("policy intent data_classes must be an array of strings");
+  const hints = intent.adapter_hints;
+  if (hints !== undefined) {
+    if (!isObject(hints)) throw new Error("policy intent adapter_hints must be an object");
+    for (const [key, value] of Object.entries(hints)) {
+      if (key !== "read_only" && key !== "destructive") throw new Error(`policy intent adapter_hints has unknown field ${key}`);
+      if (value !== null && typeof value !== "boolean") throw new Error(`policy intent adapter_hints.${key} must be a boolean or null`);
+    }
+  }
+  if (bytes(canonicalJson(intent)) > 32 * 1024) throw new Error("policy intent exceeds 32 KiB when canonically encoded");
+  return intent as unknown as PolicyIntent;
+}
+
+/** `policy/evaluate`: submit an intent before a host-managed effect; retry `ask` with its token. */
+export async function evaluatePolicy(host: ServiceHost, intent: PolicyIntent, options: { approvalToken?: string; parentRequestId?: RequestId } = {}): Promise<PolicyDecision> {
+  checkIntent(intent);
+  host.initialized();
+  host.requireFeature("policy_intents");
+  const params: JsonObject = { intent };
+  if (options.approvalToken !== undefined) {
+    if (typeof options.approvalToken !== "string" || !HEX64.test(options.approvalToken)) throw new Error("approval token must be 64 lowercase hexadecimal characters");
+    host.requireFeature("approvals");
+    params.approval_token = options.approvalToken;
+  }
+  params.parent_request_id = host.parent(options.parentRequestId);
+  const reply = await send(host, "policy/evaluate", params);
+  if (!isObject(reply) || !["allow", "ask", "deny"].includes(reply.decision as string)) throw invalidReply("invalid policy response");
+  const decision: PolicyDecision = { decision: reply.decision as PolicyDecision["decision"] };
+  if (reply.approval_token !== undefined && reply.approval_token !== null) {
+    if (typeof reply.approval_token !== "string" || !HEX64.test(reply.approval_token)) throw invalidReply("invalid policy response: approval token must be 64 lowercase hex");
+    host.requireFeature("approvals");
+    if (decision.decision !== "ask") throw invalidReply("invalid policy response: an approval token comes only with ask");
+    decision.approval_token = reply.approval_token;
+  }
+  return decision;
+}
+
+/** `secret/get`: resolve a secret named in `[capabilities].secrets`. Never log the value. */
+export async function getSecret(host: ServiceHost, name: string, options: { parentRequestId?: RequestId } = {}): Promise<string> {
+  if (typeof name !== "string" || !SECRET_NAME.test(name)) throw new Error("secret name must match ^[A-Za-z_][A-Za-z0-9_.-]{0,63}$");
+  host.initialized();
+  host.requireFeature("secrets");
+  const reply = await send(host, "secret/get", { name, parent_request_id: host.parent(options.parentRequestId) });
+  if (!isObject(reply) || Object.keys(reply).length !== 1 || typeof reply.value !== "string" || bytes(reply.value) > 64 * 1024) {
+    throw invalidReply("invalid secret lookup response");
+  }
+  return reply.value;
+}
+
+/** Key-sorted compact JSON (the host's canonical form for intents). */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (isObject(value)) {
+    return `{${Object.keys(value)
+      .sort()
+      .filter((k) => value[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}

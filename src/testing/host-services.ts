@@ -1,0 +1,143 @@
+import { readUnsigned64 } from "../wire/json.ts";
+import type { HostManifest } from "./manifest.ts";
+
+/**
+ * octet's rules for the API 0.2 messages an extension sends (spec §1.9,
+ * §4.5–§4.13): which are fatal, and the host's default answers. Used by the
+ * test host; checked independently of the runtime's own validation.
+ */
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+function unknownKeys(value: Obj, allowed: string[]): string | undefined {
+  const extra = Object.keys(value).filter((k) => !allowed.includes(k));
+  return extra.length ? `unknown keys ${extra.join(", ")}` : undefined;
+}
+
+/** `$/progress` params shape (fatal when malformed). */
+export function checkProgressParams(params: unknown, features: ReadonlySet<string>): string | undefined {
+  if (!isObj(params)) return "$/progress params must be an object";
+  const bad = unknownKeys(params, ["request_id", "sequence", "event"]);
+  if (bad) return `$/progress has ${bad}`;
+  if (readUnsigned64(params, "request_id") === undefined) return "$/progress request_id must be a u64";
+  if (readUnsigned64(params, "sequence") === undefined) return "$/progress sequence must be a u64";
+  const event = params.event;
+  if (!isObj(event)) return "$/progress event must be an object";
+  const nullableU64 = (key: string) => event[key] === undefined || event[key] === null || readUnsigned64(event, key) !== undefined;
+  switch (event.type) {
+    case "status":
+      if (unknownKeys(event, ["type", "message", "current", "total", "unit"])) return "$/progress status event has unknown keys";
+      if (typeof event.message !== "string") return "$/progress status message must be a string";
+      if (!nullableU64("current") || !nullableU64("total")) return "$/progress current/total must be u64 or null";
+      if (event.unit !== undefined && event.unit !== null && typeof event.unit !== "string") return "$/progress unit must be a string or null";
+      return undefined;
+    case "output":
+      if (unknownKeys(event, ["type", "stream", "encoding", "data"])) return "$/progress output event has unknown keys";
+      if (!["stdout", "stderr"].includes(event.stream as string) || !["utf8", "base64"].includes(event.encoding as string) || typeof event.data !== "string") {
+        return "$/progress output event is malformed";
+      }
+      return undefined;
+    case "decoration": {
+      if (!features.has("progress_decoration")) return "$/progress decoration without negotiated progress_decoration";
+      if (unknownKeys(event, ["type", "label", "detail"])) return "$/progress decoration event has unknown keys";
+      const sized = (v: unknown, max: number) => typeof v === "string" && Buffer.byteLength(v) >= 1 && Buffer.byteLength(v) <= max && !CONTROL.test(v);
+      if (!sized(event.label, 256)) return "$/progress decoration label must be 1..256 bytes without control characters";
+      if (event.detail !== undefined && !sized(event.detail, 4096)) return "$/progress decoration detail must be 1..4096 bytes without control characters";
+      return undefined;
+    }
+    default:
+      return `$/progress event type ${JSON.stringify(event.type)} is unknown`;
+  }
+}
+
+/** Operation-scoped requests carry the active parent (spec §4). */
+export const OPERATION_SCOPED = new Set([
+  "confirmation/request",
+  "input/request",
+  "artifact/publish",
+  "policy/evaluate",
+  "secret/get",
+  "agent/spawn",
+  "agent/message",
+  "agent/follow_up",
+  "agent/list",
+  "agent/wait",
+  "agent/interrupt",
+  "agent/models",
+]);
+
+/** Shapes the host cannot decode at all (fatal), for the API 0.2 service requests. */
+export function checkServiceRequest(method: string, params: unknown): string | undefined {
+  if (!isObj(params)) return `${method} params must be an object`;
+  switch (method) {
+    case "artifact/publish": {
+      const bad = unknownKeys(params, ["parent_request_id", "mime_type", "size", "sha256", "data", "path"]);
+      if (bad) return `artifact/publish has ${bad}`;
+      if (typeof params.mime_type !== "string" || readUnsigned64(params, "size") === undefined || typeof params.sha256 !== "string") {
+        return "artifact/publish needs mime_type, size and sha256";
+      }
+      if (("data" in params) === ("path" in params)) return "artifact/publish needs exactly one of data and path";
+      if ("data" in params) {
+        const data = params.data;
+        if (!isObj(data) || unknownKeys(data, ["encoding", "data"]) || data.encoding !== "base64" || typeof data.data !== "string") {
+          return "artifact/publish data must be {encoding:\"base64\", data}";
+        }
+      } else if (typeof params.path !== "string") return "artifact/publish path must be a string";
+      return undefined;
+    }
+    case "policy/evaluate": {
+      const bad = unknownKeys(params, ["parent_request_id", "intent", "approval_token"]);
+      if (bad) return `policy/evaluate has ${bad}`;
+      const intent = params.intent;
+      if (!isObj(intent) || unknownKeys(intent, ["kind", "operation", "target", "data_classes", "adapter_hints"])) return "policy/evaluate intent is malformed";
+      if (typeof intent.kind !== "string" || intent.kind.trim() === "" || typeof intent.operation !== "string" || intent.operation.trim() === "") {
+        return "policy/evaluate intent needs non-blank kind and operation";
+      }
+      if (!isObj(intent.target)) return "policy/evaluate intent target must be an object";
+      if (intent.data_classes !== undefined && (!Array.isArray(intent.data_classes) || intent.data_classes.some((c) => typeof c !== "string"))) {
+        return "policy/evaluate intent data_classes must be strings";
+      }
+      const hints = intent.adapter_hints;
+      if (hints !== undefined && (!isObj(hints) || unknownKeys(hints, ["read_only", "destructive"]) || Object.values(hints).some((v) => v !== null && typeof v !== "boolean"))) {
+        return "policy/evaluate intent adapter_hints is malformed";
+      }
+      if (params.approval_token !== undefined && typeof params.approval_token !== "string") return "policy/evaluate approval_token must be a string";
+      return undefined;
+    }
+    case "secret/get":
+      return unknownKeys(params, ["parent_request_id", "name"]) ?? (typeof params.name === "string" ? undefined : "secret/get name must be a string");
+    case "tools/register":
+      if ("parent_request_id" in params) return "tools/register must not carry parent_request_id";
+      return Array.isArray(params.tools) ? undefined : "tools/register tools must be an array";
+    case "tools/unregister":
+      if ("parent_request_id" in params) return "tools/unregister must not carry parent_request_id";
+      return Array.isArray(params.names) ? undefined : "tools/unregister names must be an array";
+    default:
+      return undefined;
+  }
+}
+
+/** The host's answers when a test scripts nothing (the coding product's defaults). */
+export function defaultReply(method: string, params: Obj, manifest: HostManifest): { result: unknown } | { error: { code: number; message: string } } {
+  switch (method) {
+    case "confirmation/request":
+      return { result: { confirmed: false } };
+    case "input/request":
+      return { result: { value: null } };
+    case "artifact/publish": {
+      const hex = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+      return { result: { artifact_id: `artifact_${hex}` } };
+    }
+    case "policy/evaluate":
+      return { result: { decision: "deny" } };
+    case "secret/get":
+      return manifest.capabilities.secrets.includes(params.name as string)
+        ? { error: { code: -32002, message: "secret service is unavailable" } }
+        : { error: { code: -32602, message: "secret name is not declared by this extension" } };
+    default:
+      if (method.startsWith("agent/")) return { error: { code: -32002, message: "agent service is unavailable" } };
+      return { error: { code: -32601, message: `method not found: ${method}` } };
+  }
+}
