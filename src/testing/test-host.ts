@@ -7,6 +7,8 @@ import { parseJson, readUnsigned64 } from "../wire/json.ts";
 import { MAX_EXTENSION_REQUEST_IDS, MAX_MESSAGE_BYTES, MAX_OUTSTANDING_EXTENSION_REQUESTS } from "../wire/limits.ts";
 import { LineSplitter, lineBytes, type SplitEvent } from "../wire/line-splitter.ts";
 import { checkInitializeResult, checkNotification, checkRequest, checkResponseEnvelope } from "./host-rules.ts";
+import { checkProgressParams, checkServiceRequest, defaultReply, OPERATION_SCOPED } from "./host-services.ts";
+import { checkSnapshot } from "../runtime/presentation.ts";
 import { cleanupLaunch, pathWithBun, planLaunch, type LaunchPlan } from "./launch.ts";
 import { type HostManifest, loadManifest } from "./manifest.ts";
 
@@ -68,7 +70,11 @@ interface Pending {
   method: string;
   resolve(reply: Obj): void;
   reject(error: Error): void;
-  timer: ReturnType<typeof setTimeout>;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  /** Extension requests made on its behalf and not yet answered. */
+  children: Set<RequestId>;
+  /** Last `$/progress` sequence seen for it. */
+  progressSequence: number;
 }
 
 /**
@@ -124,8 +130,6 @@ export class TestHost {
     });
     void this.readStdout();
     void this.readStderr();
-    this.responders.set("confirmation/request", () => ({ confirmed: false }));
-    this.responders.set("input/request", () => ({ value: null }));
   }
 
   /** Launch the extension whose `extension.toml` is at `manifestPath` (file or directory). */
@@ -213,6 +217,7 @@ export class TestHost {
     if (violation) this.fatal(`invalid initialize response: ${violation}`);
     const features = (result.protocol as Obj | undefined)?.features;
     this.features = new Set(Array.isArray(features) ? (features as string[]) : []);
+    this.catalogTools = ((result.tools ?? []) as Obj[]).map((t) => String(t.name));
     this.initialized = true;
     return result;
   }
@@ -221,6 +226,21 @@ export class TestHost {
   executionContext(extra: Obj = {}): Obj {
     return { workspace: this.workspace, execution_scope: null, host: this.hostState(), ...extra };
   }
+
+  /** The owner triple this host issues (API 0.2 session-owned requests carry it). */
+  readonly resourceOwner = { session_id: "test-session", extension_instance_id: "0123456789abcdef0123456789abcdef", process_generation: 1 };
+
+  /** Context for a session-owned request: on API 0.2 it carries {@link TestHost.resourceOwner}. */
+  private ownedContext(extra: Obj = {}): Obj {
+    const context = this.executionContext(extra);
+    if (this.manifest.api_version === "0.2") context.resource_owner = this.resourceOwner;
+    return context;
+  }
+
+  /** Host-side tool catalog epoch (API 0.2 with `dynamic_tools`). */
+  catalogRevision = 0;
+  /** Tool names of the host-side catalog, in publication order. */
+  catalogTools: string[] = [];
 
   private hostState(): Obj {
     return { session_id: null, session_name: null, model: "test-model", reasoning: null, active_skills: [] };
@@ -242,7 +262,7 @@ export class TestHost {
         if (this.manifest.api_version === "0.2") this.notify("$/cancelRequest", { id, reason: "timeout" });
         reject(new Error(`${method} (id ${id}) timed out after ${timeout} ms`));
       }, timeout);
-      this.pending.set(id, { method, resolve, reject, timer });
+      this.pending.set(id, { method, resolve, reject, timer, children: new Set(), progressSequence: 0 });
       this.writeLine(line);
     });
   }
@@ -259,24 +279,25 @@ export class TestHost {
 
   /** `tool/call`. Context defaults to {@link TestHost.executionContext} with an execution scope. */
   callTool(name: string, args: unknown = {}, options: { context?: Obj; catalogRevision?: number } = {}): Promise<unknown> {
-    const params: Obj = { name, arguments: args, context: options.context ?? this.executionContext({ execution_scope: `scope-${this.nextId}` }) };
+    const params: Obj = { name, arguments: args, context: options.context ?? this.ownedContext({ execution_scope: `scope-${this.nextId}` }) };
     if (options.catalogRevision !== undefined) params.catalog_revision = options.catalogRevision;
+    else if (this.features.has("dynamic_tools")) params.catalog_revision = this.catalogRevision;
     return this.call("tool/call", params);
   }
 
   /** `command/execute`. */
   executeCommand(name: string, args: string[] = []): Promise<unknown> {
-    return this.call("command/execute", { name, arguments: args, context: this.executionContext() });
+    return this.call("command/execute", { name, arguments: args, context: this.ownedContext() });
   }
 
   /** `hook/run`. */
   runHook(hook: string, payload: Obj): Promise<unknown> {
-    return this.call("hook/run", { hook, payload, context: this.executionContext() });
+    return this.call("hook/run", { hook, payload, context: this.ownedContext() });
   }
 
   /** `context/collect`. */
   collectContext(prompt: string | null = null): Promise<unknown> {
-    return this.call("context/collect", { prompt, context: this.executionContext() });
+    return this.call("context/collect", { prompt, context: this.ownedContext() });
   }
 
   /** `status/collect`. */
@@ -309,11 +330,34 @@ export class TestHost {
   /** Write raw bytes/text to stdin (a newline is appended unless `newline: false`). For malformed-input tests. */
   sendRaw(data: string | Uint8Array, options: { newline?: boolean } = {}): void {
     this.sentRaw = true;
+    this.trackRawRequest(data);
     const bytes = typeof data === "string" ? Buffer.from(data) : data;
     this.proc.stdin.write(bytes);
     if (options.newline !== false) this.proc.stdin.write("\n");
     this.proc.stdin.flush();
     this.transcript.push({ from: "host", text: Buffer.from(bytes).toString("utf8") });
+  }
+
+  /** A request written raw still makes its id an active host request (a valid parent) until answered. */
+  private trackRawRequest(data: string | Uint8Array): void {
+    const text = typeof data === "string" ? data : Buffer.from(data).toString("utf8");
+    for (const line of text.split("\n")) {
+      let frame: unknown;
+      try {
+        frame = parseJson(line);
+      } catch {
+        continue;
+      }
+      if (typeof frame !== "object" || frame === null || !("method" in frame)) continue;
+      const id = readUnsigned64(frame, "id");
+      if (id === undefined || typeof id === "bigint" || this.pending.has(id)) continue;
+      this.pending.set(id, { method: String((frame as Obj).method), resolve: () => {}, reject: () => {}, timer: undefined, children: new Set(), progressSequence: 0 });
+    }
+  }
+
+  /** Send a lifecycle notification (API 0.2, feature `lifecycle_events`). */
+  lifecycle(method: string, params: Obj): void {
+    this.notify(method, params);
   }
 
   /** Wait for a host reply with this id to arrive after sending it raw. */
@@ -407,7 +451,7 @@ export class TestHost {
     this.kill();
     const error = new HostViolation(`octet would kill the extension: ${message}`);
     for (const [, p] of this.pending) {
-      clearTimeout(p.timer);
+      if (p.timer) clearTimeout(p.timer);
       p.reject(error);
     }
     this.pending.clear();
@@ -501,18 +545,56 @@ export class TestHost {
     clearTimeout(pending.timer);
     // octet accepts other frames as soon as it has read a successful initialize reply.
     if (pending.method === "initialize" && "result" in frame) this.initialized = true;
+    // When a parent settles, the host cancels its unresolved children (spec §4).
+    for (const child of pending.children) {
+      if (!this.outstandingExtension.has(child)) continue;
+      this.outstandingExtension.delete(child);
+      this.notify("$/cancelRequest", { id: wireId(child), reason: "parent settled" });
+    }
     pending.resolve(frame);
   }
 
   private onExtensionNotification(frame: Obj): void {
     const method = String(frame.method);
     const verdict = checkNotification(method, frame.params, this.manifest, this.features);
-    if (verdict === "ignored") this.diagnostics.push(`unknown notification ${method} ignored`);
-    else if (verdict) this.fatal(verdict);
-    else if (method === "$/cancelRequest") {
-      const target = readId(frame.params as Obj);
+    if (verdict === "ignored") return void this.diagnostics.push(`unknown notification ${method} ignored`);
+    if (verdict) return this.fatal(verdict);
+    const params = frame.params as Obj;
+    if (method === "$/cancelRequest") {
+      const target = readId(params);
       if (target.kind === "valid") this.outstandingExtension.delete(idKey(target.id));
+    } else if (method === "$/progress") {
+      const bad = checkProgressParams(params, this.features);
+      if (bad) return this.fatal(bad);
+      const request = this.pending.get(Number(readUnsigned64(params, "request_id")));
+      const sequence = Number(readUnsigned64(params, "sequence"));
+      if (!request) return void this.diagnostics.push(`progress for inactive request ${String(params.request_id)} ignored`);
+      if (sequence <= request.progressSequence) return void this.diagnostics.push(`progress sequence ${sequence} not increasing for ${String(params.request_id)} ignored`);
+      request.progressSequence = sequence;
+    } else if (method === "presentation/update") {
+      const bad = this.checkPresentation(params);
+      if (bad) return this.fatal(bad);
     }
+  }
+
+  private checkPresentation(params: Obj): string | undefined {
+    if (typeof params !== "object" || params === null) return "presentation/update params must be an object";
+    const extra = Object.keys(params).filter((k) => !["parent_request_id", "resource_owner", "snapshot"].includes(k));
+    if (extra.length) return `presentation/update has unknown keys ${extra.join(", ")}`;
+    if ("parent_request_id" in params && "resource_owner" in params) return "presentation/update with both parent_request_id and resource_owner";
+    try {
+      checkSnapshot(params.snapshot, this.manifest.contributes.commands);
+    } catch (error) {
+      return `invalid presentation snapshot: ${(error as Error).message}`;
+    }
+    if ("parent_request_id" in params) {
+      const parent = readUnsigned64(params, "parent_request_id");
+      if (parent === undefined || !this.pending.has(Number(parent))) return `presentation/update for an unknown or settled parent ${String(params.parent_request_id)}`;
+    }
+    if ("resource_owner" in params && JSON.stringify(params.resource_owner) !== JSON.stringify(this.resourceOwner)) {
+      return "presentation/update with a stale or foreign resource_owner";
+    }
+    return undefined;
   }
 
   private onExtensionRequest(frame: Obj): void {
@@ -530,18 +612,47 @@ export class TestHost {
     if (this.extensionIds.size > MAX_EXTENSION_REQUEST_IDS) return this.fatal("more than 65,536 extension request ids in one generation");
     this.outstandingExtension.add(key);
     if (this.outstandingExtension.size > MAX_OUTSTANDING_EXTENSION_REQUESTS) return this.fatal("more than 128 outstanding extension requests");
-    const violation = checkRequest(method, frame.params, this.manifest, this.features);
+    const violation = checkRequest(method, frame.params, this.manifest, this.features) ?? checkServiceRequest(method, frame.params);
     if (violation) return this.fatal(violation);
-    const responder = this.responders.get(method);
-    if (!responder) {
-      return this.replyToExtension(requestId, TestHost.errorReply(-32601, `method not found: ${method}`));
+    const params = (frame.params ?? {}) as Obj;
+    if (this.manifest.api_version === "0.2" && OPERATION_SCOPED.has(method)) {
+      const parentId = readUnsigned64(params, "parent_request_id");
+      if (parentId === undefined) return this.fatal(`${method} requires parent_request_id`);
+      const parent = this.pending.get(Number(parentId));
+      if (!parent) {
+        return this.replyToExtension(requestId, TestHost.errorReply(-32800, "parent request is no longer active", { parent_request_id: wireId(parentId) }));
+      }
+      parent.children.add(key);
+      const ownerBound = method === "artifact/publish" || method === "secret/get" || method.startsWith("agent/");
+      if (ownerBound && parent.method !== "tool/call" && parent.method !== "command/execute") {
+        return this.replyToExtension(requestId, TestHost.errorReply(-32002, `${method} requires a host-owned session context`));
+      }
     }
+    const responder = this.responders.get(method) ?? this.builtInResponder(method);
     void Promise.resolve()
       .then(() => responder((frame.params ?? {}) as Obj, frame))
       .then(
         (value) => this.replyToExtension(requestId, value),
         (error: Error) => this.replyToExtension(requestId, TestHost.errorReply(-32603, error.message)),
       );
+  }
+
+  /** octet's own answers for requests no test scripted. */
+  private builtInResponder(method: string): Responder {
+    if (method === "tools/register" || method === "tools/unregister") {
+      return (params) => {
+        const names = new Set(this.catalogTools);
+        if (method === "tools/register") for (const tool of params.tools as Obj[]) names.add(String(tool.name));
+        else for (const name of params.names as string[]) names.delete(name);
+        this.catalogRevision++;
+        this.catalogTools = [...names];
+        return { revision: this.catalogRevision, tools: this.catalogTools };
+      };
+    }
+    return (params) => {
+      const reply = defaultReply(method, params, this.manifest);
+      return "error" in reply ? TestHost.errorReply(reply.error.code, reply.error.message) : reply.result;
+    };
   }
 
   private replyToExtension(id: RequestId, value: unknown): void {
