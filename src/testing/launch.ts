@@ -28,7 +28,7 @@ export interface LaunchPlan {
  * cleared environment (passthrough names, `[entrypoint].env`, then `OCTET_*`)
  * and the workspace as the working directory.
  */
-export function planLaunch(manifest: HostManifest, options: { workspace: string; hostEnv: Record<string, string | undefined> }): LaunchPlan {
+export function planLaunch(manifest: HostManifest, options: { workspace: string; hostEnv: Record<string, string | undefined>; scratch?: string }): LaunchPlan {
   const command = manifest.entrypoint.command;
   const source = resolveCommand(command, manifest.dir, options.hostEnv.PATH);
   const cleanup: string[] = [];
@@ -43,8 +43,9 @@ export function planLaunch(manifest: HostManifest, options: { workspace: string;
     chmodSync(program, 0o700);
     cleanup.push(stage);
   }
-  const scratch = mkdtempSync(join(tmpdir(), "octet-scratch-"));
-  cleanup.push(scratch);
+  // A caller-provided scratch directory is the caller's to remove.
+  const scratch = options.scratch ?? mkdtempSync(join(tmpdir(), "octet-scratch-"));
+  if (options.scratch === undefined) cleanup.push(scratch);
   const env: Record<string, string> = {};
   for (const name of PASSTHROUGH_ENV) {
     const value = options.hostEnv[name];

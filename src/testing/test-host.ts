@@ -30,6 +30,8 @@ export interface TestHostOptions {
   offer?: { required?: string[]; optional?: string[]; maxConcurrentRequests?: number };
   /** Timeout for each host request in ms (default 30 000, as octet). */
   requestTimeoutMs?: number;
+  /** `OCTET_EXTENSION_SCRATCH` to use and keep (default: a fresh directory removed at exit). */
+  scratch?: string;
   /** Treat non-JSON stderr lines as violations (octet 0.8.0 runtime contract; default true). */
   strictStderr?: boolean;
 }
@@ -138,7 +140,7 @@ export class TestHost {
     const workspace = options.workspace ?? mkdtempSync(join(tmpdir(), "octet-workspace-"));
     const hostEnv = { ...(options.env ?? process.env) };
     hostEnv.PATH = pathWithBun(hostEnv.PATH);
-    const plan = planLaunch(manifest, { workspace, hostEnv });
+    const plan = planLaunch(manifest, { workspace, hostEnv, scratch: options.scratch });
     const proc = Bun.spawn(plan.argv, { cwd: plan.cwd, env: plan.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
     return new TestHost(manifest, workspace, proc, plan, options);
   }
