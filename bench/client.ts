@@ -7,8 +7,11 @@ export class BenchClient {
   notifications = 0;
   readonly proc: Bun.Subprocess<"pipe", "pipe", "ignore">;
 
-  constructor(argv: string[]) {
-    this.proc = Bun.spawn(argv, { stdin: "pipe", stdout: "pipe", stderr: "ignore", env: { ...process.env, OCTET_EXTENSION_API_VERSION: "0.1" } });
+  constructor(
+    argv: string[],
+    private readonly api: "0.1" | "0.2" = "0.1",
+  ) {
+    this.proc = Bun.spawn(argv, { stdin: "pipe", stdout: "pipe", stderr: "ignore", env: { ...process.env, OCTET_EXTENSION_API_VERSION: api } });
     void this.read();
   }
 
@@ -34,7 +37,11 @@ export class BenchClient {
   }
 
   initialize(): Promise<any> {
-    return this.request("initialize", { api_version: "0.1", contributes: { tools: ["echo", "burst"], commands: [], notifications: true } });
+    const params: Record<string, unknown> = { api_version: this.api, contributes: { tools: ["echo", "burst"], commands: [], notifications: true } };
+    if (this.api === "0.2") {
+      params.protocol = { version: "0.2", required_features: ["request_cancellation", "content_parts"], optional_features: ["request_progress"], limits: { max_concurrent_requests: 64 } };
+    }
+    return this.request("initialize", params);
   }
 
   /** Peak resident set size in KiB (Linux). */

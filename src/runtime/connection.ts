@@ -34,16 +34,31 @@ export interface ConnectionOptions {
   handlersReady?: Promise<void>;
 }
 
-/** An admitted host request, from admission until its one reply is handed to the writer. */
-interface ActiveRequest {
-  id: RequestId;
-  key: RequestId;
-  method: string;
-  params: unknown;
-  token: CancellationToken;
-  settled: boolean;
+/**
+ * An admitted host request, from admission until its one reply is handed to
+ * the writer. It is its own cancellation token and its own ambient scope
+ * (one object per request on the hot path).
+ */
+class ActiveRequest extends CancellationToken {
+  settled = false;
   /** Last `$/progress` sequence sent for it (sequences start at 1). */
-  progressSequence: number;
+  progressSequence = 0;
+
+  constructor(
+    readonly id: RequestId,
+    readonly method: string,
+    readonly params: unknown,
+  ) {
+    super();
+  }
+
+  get key(): RequestId {
+    return this.id;
+  }
+
+  get token(): CancellationToken {
+    return this;
+  }
 }
 
 type Outcome = { result: unknown } | { error: RpcError };
@@ -107,8 +122,8 @@ export class Connection {
     if (explicit !== undefined) {
       request = this.active.get(explicit);
       if (!request) throw new RpcError(ErrorCode.InvalidParams, "unknown progress request_id");
-    } else if (scope !== undefined && (scope as ActiveRequest).progressSequence !== undefined) {
-      request = scope as ActiveRequest;
+    } else if (scope instanceof ActiveRequest) {
+      request = scope;
     } else {
       throw new RpcError(ErrorCode.InvalidParams, "progress requires an active parent request");
     }
@@ -124,9 +139,8 @@ export class Connection {
 
   /** The id of `scope` when it is a host request that is still unanswered (a valid parent). */
   activeParent(scope: unknown): RequestId | undefined {
-    const request = scope as ActiveRequest | undefined;
-    if (request === undefined || request.progressSequence === undefined) return undefined;
-    return this.active.get(request.id) === request && !request.settled ? request.id : undefined;
+    if (!(scope instanceof ActiveRequest)) return undefined;
+    return this.active.get(scope.id) === scope && !scope.settled ? scope.id : undefined;
   }
 
   /** Extension→host requests; exists once initialized. */
@@ -213,7 +227,7 @@ export class Connection {
       this.scheduler.release();
       return this.writeReply(id, { error: new RpcError(ErrorCode.InvalidRequest, "duplicate active request id") });
     }
-    const request: ActiveRequest = { id, key, method, params, token: new CancellationToken(), settled: false, progressSequence: 0 };
+    const request = new ActiveRequest(id, method, params);
     this.active.set(key, request);
     this.scheduler.run(() => this.execute(request));
   }
@@ -262,7 +276,7 @@ export class Connection {
     let result: unknown;
     try {
       // The request itself is the ambient scope (it has id, method and token).
-      result = runInScope(request, () => method(this.methodEnv(), request.params, ctx));
+      result = runInScope(request, method, this.methodEnv(), request.params, ctx);
     } catch (error) {
       return this.conclude(request, this.failure(request, error));
     }

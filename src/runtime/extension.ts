@@ -301,8 +301,10 @@ export class Extension {
   ): Promise<void> {
     try {
       const connection = this.requireInitialized();
-      const event = typeof messageOrEvent === "string" ? statusEvent(messageOrEvent, options) : messageOrEvent;
-      return connection.progress(this.checkedProgress(connection, event), currentScope(), options.requestId);
+      // The feature gate comes before the shape check (spec §8.11).
+      if (!connection.session!.features.has("request_progress")) return connection.progress(messageOrEvent as ProgressEvent, currentScope(), options.requestId);
+      const event = typeof messageOrEvent === "string" ? statusEvent(messageOrEvent, options) : checkProgressEvent(messageOrEvent);
+      return connection.progress(event, currentScope(), options.requestId);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -312,12 +314,6 @@ export class Extension {
   progressDecoration(label: string, detail?: string, options: { requestId?: RequestId } = {}): Promise<void> {
     const event: ProgressEvent = detail === undefined ? { type: "decoration", label } : { type: "decoration", label, detail };
     return this.progress(event, options);
-  }
-
-  private checkedProgress(connection: Connection, event: ProgressEvent): ProgressEvent {
-    // The feature gate comes before the shape check (spec §8.11).
-    if (!connection.session!.features.has("request_progress")) return event;
-    return checkProgressEvent(event);
   }
 
   /**

@@ -52,11 +52,21 @@ export function checkProgressEvent(event: unknown): ProgressEvent {
   }
 }
 
-/** A status event with only the members the caller supplied (spec §4.6). */
+/** A checked status event with only the members the caller supplied (spec §4.6). */
 export function statusEvent(message: string, extra: { current?: number | null; total?: number | null; unit?: string | null } = {}): ProgressEvent {
+  if (typeof message !== "string") throw new Error("progress status message must be a string");
   const event: JsonObject = { type: "status", message };
-  if (extra.current !== undefined) event.current = extra.current;
-  if (extra.total !== undefined) event.total = extra.total;
-  if (extra.unit !== undefined) event.unit = extra.unit;
+  if (extra.current !== undefined) {
+    u64OrNull("current", extra.current);
+    event.current = extra.current;
+  }
+  if (extra.total !== undefined) {
+    u64OrNull("total", extra.total);
+    event.total = extra.total;
+  }
+  if (extra.unit !== undefined) {
+    if (extra.unit !== null && typeof extra.unit !== "string") throw new Error("progress unit must be a string or null");
+    event.unit = extra.unit;
+  }
   return event as ProgressEvent;
 }

@@ -13,10 +13,10 @@ export interface RequestScope {
 // otherwise land on every cold start before the initialize reply.
 let storage: AsyncLocalStorage<RequestScope> | undefined;
 
-/** Run `fn` with `scope` as the ambient host request. */
-export function runInScope<T>(scope: RequestScope, fn: () => T): T {
+/** Run `fn(...args)` with `scope` as the ambient host request. */
+export function runInScope<A extends unknown[], T>(scope: RequestScope, fn: (...args: A) => T, ...args: A): T {
   storage ??= new (require("node:async_hooks") as typeof import("node:async_hooks")).AsyncLocalStorage<RequestScope>();
-  return storage.run(scope, fn);
+  return storage.run(scope, fn, ...args);
 }
 
 /** The host request whose handler is running, if any. */

@@ -7,6 +7,9 @@ export interface FrameSink {
   flush(): number | Promise<number>;
 }
 
+/** Queued text at which a long synchronous burst is handed to the sink before the task ends. */
+const EARLY_WRITE_CHARS = 64 * 1024;
+
 /** One flush cycle: every frame written before it started settles with it. */
 class Flush {
   private promise: Promise<void> | undefined;
@@ -32,10 +35,10 @@ class Flush {
 }
 
 /**
- * The single owner of the protocol stream. Each frame is handed to the sink
- * whole, at once, in call order (so a handler's notifications always precede
- * its reply, and a long burst reaches the host while it is still being
- * produced); a flush follows once the current task has queued what it wants.
+ * The single owner of the protocol stream. Frames are queued whole, in call
+ * order (so a handler's notifications always precede its reply); the frames
+ * of one task go to the sink in one write, a long burst every 64 KiB so it
+ * reaches the host while it is still being produced, and a flush follows.
  * `write` resolves after the flush that covers the frame (awaiting it is the
  * backpressure); `send` is the same without a promise. Until the first flush
  * has completed, frames are held so that the sink can be switched then (see
@@ -92,7 +95,11 @@ export class FrameWriter {
 
   private enqueue(line: WireLine): Flush | undefined {
     if (this.held !== undefined) this.held.push(line);
-    else if (!this.handToSink(line)) return undefined;
+    else if (typeof line === "string") {
+      // Small frames of one task share one sink write; a long burst is handed over every 64 KiB.
+      this.text += line;
+      if (this.text.length >= EARLY_WRITE_CHARS && !this.handOverText()) return undefined;
+    } else if (!this.handOverText() || !this.handToSink(line)) return undefined;
     const flush = (this.pending ??= new Flush());
     if (!this.flushing) {
       this.flushing = true;
@@ -100,6 +107,16 @@ export class FrameWriter {
       queueMicrotask(this.flushNext);
     }
     return flush;
+  }
+
+  /** Frames of the current task not yet handed to the sink. */
+  private text = "";
+
+  private handOverText(): boolean {
+    if (this.text === "") return true;
+    const text = this.text;
+    this.text = "";
+    return this.handToSink(text);
   }
 
   private handToSink(line: WireLine): boolean {
@@ -131,6 +148,7 @@ export class FrameWriter {
         for (const line of held) accepted = this.sink.write(line);
         if (typeof accepted !== "number") return void accepted.then(this.flushSink, this.onCycleError);
       }
+      if (!this.handOverText()) return;
       this.flushSink();
     } catch (error) {
       this.onCycleError(error);
