@@ -99,10 +99,10 @@ async function measure(argv: string[], api: Api): Promise<Figures> {
   return f;
 }
 
-/** Cold start (spawn → initialize reply): median of 61, subjects interleaved so drift hits both alike. */
+/** Cold start (spawn → initialize reply): median of 101, subjects interleaved so drift hits both alike. */
 async function coldStarts(argvs: string[][], api: Api): Promise<number[]> {
   const samples: number[][] = argvs.map(() => []);
-  for (let i = 0; i < 61; i++) {
+  for (let i = 0; i < 101; i++) {
     for (const [k, argv] of argvs.entries()) {
       const t0 = performance.now();
       const c = new BenchClient(argv, api);
@@ -114,7 +114,7 @@ async function coldStarts(argvs: string[][], api: Api): Promise<number[]> {
   return samples.map(median);
 }
 
-const ROUNDS = 3;
+const ROUNDS = 5;
 
 function medians(all: Figures[]): Figures {
   const out: Figures = {};
@@ -155,7 +155,7 @@ console.log(`octet-extension bench — Bun ${Bun.version}, ${navigator.hardwareC
 let missed = 0;
 for (const api of ["0.1", "0.2"] as const) {
   const [floorCold, sdkCold] = await coldStarts([subjects.floor, subjects.sdk], api);
-  // Three fresh processes per subject, interleaved; each figure is the median of the three
+  // Five fresh processes per subject, interleaved; each figure is the median of the five
   // (peak RSS in particular depends on when the collector happens to run).
   const runs: { floor: Figures[]; sdk: Figures[] } = { floor: [], sdk: [] };
   for (let i = 0; i < ROUNDS; i++) {

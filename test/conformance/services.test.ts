@@ -39,6 +39,8 @@ describe("conformance fixture: host services (4.2, 4.3; spec §10 57–69)", () 
     expect(await host.callTool("input", { prompt: "Name?" })).toEqual(text("input:null"));
     host.onRequest("input/request", () => ({ value: "a", unexpected: true }));
     expect(await host.callTool("input", { prompt: "Name?" })).toEqual(error("input:error:-32603"));
+    host.onRequest("input/request", () => ({ value: "v".repeat(262_144) }));
+    expect(await host.callTool("input", { prompt: "Name?", secret: true })).toEqual(text("input:secret:262144"));
     host.onRequest("input/request", () => ({ value: "v".repeat(262_145) }));
     expect(await host.callTool("input", { prompt: "Name?" })).toEqual(error("input:error:-32603"));
     const before = requests(host, "input/request").length;
@@ -97,12 +99,16 @@ describe("conformance fixture: host services (4.2, 4.3; spec §10 57–69)", () 
     host.onRequest("secret/get", () => ({ value: "hunter2-secret" }));
     expect(await host.callTool("secret", { name: "fixture.api_token" })).toEqual(text("secret:14"));
     expect(requests(host, "secret/get")[0]!.params).toMatchObject({ name: "fixture.api_token" });
+    host.onRequest("secret/get", () => ({ value: "é".repeat(32_768) }));
+    expect(await host.callTool("secret", { name: "fixture.api_token" })).toEqual(text("secret:65536"));
     host.onRequest("secret/get", () => ({ value: "x".repeat(65_537) }));
     expect(await host.callTool("secret", { name: "fixture.api_token" })).toEqual(error("secret:error:-32603"));
     host.onRequest("secret/get", () => TestHost.errorReply(-32004, "secret is unavailable"));
     expect(await host.callTool("secret", { name: "fixture.empty" })).toEqual(error("secret:error:-32004"));
     expect(await host.callTool("secret", { name: "" })).toEqual(error("secret:local-error"));
     expect(await host.callTool("secret", { name: "x".repeat(65) })).toEqual(error("secret:local-error"));
+    host.onRequest("secret/get", () => ({ value: "" }));
+    expect(await host.callTool("secret", { name: "x".repeat(64) })).toEqual(text("secret:0"));
     expect(await host.shutdown()).toBe(0);
     expect(host.stderr.join("\n") + host.transcript.filter((e) => e.from === "extension").map((e) => e.text).join("")).not.toContain("hunter2-secret");
   });

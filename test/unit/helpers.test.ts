@@ -84,6 +84,8 @@ describe("helper local checks (spec §8.11): the right error family, nothing wri
     expect(await outcome(() => h.ext.confirm("ok?"))).toBe("rpc -32602: operation-scoped host request requires parent_request_id");
     expect(await outcome(() => h.ext.requestInput("   "))).toBe("arg: input prompt must contain non-whitespace text");
     expect(await outcome(() => h.ext.requestInput("x".repeat(16 * 1024 + 1)))).toBe("arg: input prompt exceeds 16 KiB");
+    // Exactly 16 KiB passes the size check and reaches the next one (the parent).
+    expect(await outcome(() => h.ext.requestInput("x".repeat(16 * 1024)))).toBe("rpc -32602: operation-scoped host request requires parent_request_id");
     expect(h.frames.filter((f) => "method" in f)).toEqual([]);
   });
 
