@@ -1,0 +1,71 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { writeAtomic } from "./files.ts";
+import { gen } from "./gen.ts";
+import { renderHostManifest } from "./host-manifest.ts";
+import { loadAuthorManifest } from "./manifest.ts";
+
+export interface BuildResult {
+  bundleDir: string;
+  archive: string;
+  executableBytes: number;
+}
+
+/** octet's entry-point staging cap (spec §1.5): the staged wrapper is far below it. */
+const STAGING_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * `octet-extension build`: a bundle octet can load with no Bun or Node
+ * installed. octet copies only `[entrypoint].command` into a private
+ * directory (≤ 64 MiB) and runs it with the workspace as cwd, while a compiled
+ * Bun executable is ~100 MiB. So the entry point is a tiny `sh` wrapper that
+ * execs the compiled executable from `OCTET_EXTENSION_DIR`; the executable is
+ * built never to read `.env` or `bunfig.toml` from the workspace.
+ *
+ * dist/NAME/{extension.toml, extension, NAME.bin}, dist/NAME-VERSION.tar.gz
+ * (one root folder NAME) and dist/SHA256SUMS.
+ */
+export async function build(dir: string, options: { requiresOctet?: string; log?: (message: string) => void; bun?: string } = {}): Promise<BuildResult> {
+  const log = options.log ?? (() => {});
+  const stale = await gen(dir, { check: true });
+  if (stale.changed.length > 0) throw new Error(`generated files are stale (${stale.changed.join(", ")}): run \`bun run gen\` first`);
+  const manifest = loadAuthorManifest(dir);
+  if (options.requiresOctet !== undefined) manifest.requiresOctet = options.requiresOctet;
+  const dist = join(manifest.dir, "dist");
+  const bundleDir = join(dist, manifest.name);
+  rmSync(bundleDir, { recursive: true, force: true });
+  mkdirSync(bundleDir, { recursive: true });
+  const executable = join(bundleDir, `${manifest.name}.bin`);
+  const bun = options.bun ?? process.execPath;
+  const base = ["build", "--compile", "--format=esm", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", manifest.sourceFile, "--outfile", executable];
+  log(`compiling ${relative(manifest.dir, manifest.sourceFile)} (bytecode)`);
+  let built = Bun.spawnSync([bun, ...base.slice(0, 2), "--bytecode", ...base.slice(2)], { cwd: manifest.dir, stdout: "pipe", stderr: "pipe" });
+  if (built.exitCode !== 0) {
+    log("bytecode compilation failed; compiling without bytecode");
+    built = Bun.spawnSync([bun, ...base], { cwd: manifest.dir, stdout: "pipe", stderr: "pipe" });
+  }
+  if (built.exitCode !== 0) throw new Error(`bun build --compile failed:\n${built.stderr.toString()}`);
+  const wrapper = join(bundleDir, "extension");
+  writeAtomic(
+    wrapper,
+    [
+      "#!/bin/sh",
+      "# octet stages only this file; the compiled extension stays in the extension directory.",
+      `exec "$OCTET_EXTENSION_DIR/${manifest.name}.bin" "$@"`,
+      "",
+    ].join("\n"),
+    0o755,
+  );
+  if (statSync(wrapper).size > STAGING_LIMIT) throw new Error("entry point exceeds octet's 64 MiB staging limit");
+  writeAtomic(join(bundleDir, "extension.toml"), renderHostManifest(manifest, { command: "extension", args: [], env: manifest.entrypoint?.env ?? {} }));
+  const archive = join(dist, `${manifest.name}-${manifest.version}.tar.gz`);
+  log(`packing ${relative(manifest.dir, archive)}`);
+  const packed = Bun.spawnSync(["tar", "-czf", archive, "-C", dist, manifest.name], { stdout: "pipe", stderr: "pipe" });
+  if (packed.exitCode !== 0) throw new Error(`tar failed: ${packed.stderr.toString()}`);
+  const sums = [archive, ...readdirSync(bundleDir).sort().map((f) => join(bundleDir, f))].map(
+    (file) => `${new Bun.CryptoHasher("sha256").update(readFileSync(file)).digest("hex")}  ${relative(dist, file)}`,
+  );
+  writeAtomic(join(dist, "SHA256SUMS"), sums.join("\n") + "\n");
+  if (!existsSync(executable)) throw new Error("the compiled executable is missing");
+  return { bundleDir, archive, executableBytes: statSync(executable).size };
+}

@@ -1,0 +1,44 @@
+import { resolve } from "node:path";
+import { TestHost } from "../src/testing/index.ts";
+
+/**
+ * `octet-extension call TOOL [JSON]` / `call /COMMAND [ARGS...]`: start the
+ * extension as octet would, initialize it, make one call and print the
+ * transcript. Exit status 1 when the call failed or octet would have killed it.
+ */
+export async function call(dir: string, args: string[], print: (line: string) => void): Promise<number> {
+  const target = args[0];
+  if (!target) {
+    print("usage: octet-extension call TOOL [JSON] | call /COMMAND [ARGS...]");
+    return 2;
+  }
+  const host = await TestHost.start(resolve(dir), { workspace: process.cwd(), strictStderr: true });
+  let failed = false;
+  try {
+    await host.initialize();
+    if (target.startsWith("/")) {
+      await host.executeCommand(target.slice(1), args.slice(1));
+    } else {
+      let parsed: unknown = {};
+      if (args[1] !== undefined) {
+        try {
+          parsed = JSON.parse(args[1]);
+        } catch (error) {
+          print(`arguments are not JSON: ${(error as Error).message}`);
+          return 2;
+        }
+      }
+      await host.callTool(target, parsed);
+    }
+    await host.shutdown();
+  } catch (error) {
+    failed = true;
+    print(`! ${(error as Error).message}`);
+  } finally {
+    host.kill();
+  }
+  for (const entry of host.transcript) print(`${entry.from === "host" ? "→" : "←"} ${entry.text}`);
+  for (const line of host.stderr.filter((l) => l.trim() !== "")) print(`  stderr ${line}`);
+  for (const violation of host.violations) print(`! octet would kill the extension: ${violation}`);
+  return failed || host.violations.length > 0 ? 1 : 0;
+}

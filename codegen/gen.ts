@@ -1,0 +1,64 @@
+import { join, relative } from "node:path";
+import { readIfExists, writeAtomic } from "./files.ts";
+import { DEV_ENTRYPOINT, renderHostManifest } from "./host-manifest.ts";
+import { loadAuthorManifest } from "./manifest.ts";
+import { initialSource, updateSource } from "./source.ts";
+import { renderGeneratedModule } from "./types.ts";
+
+/** What one `gen` run did (or, with `check`, would do). */
+export interface GenReport {
+  /** Files written (or stale, with `check`), relative to the extension directory. */
+  changed: string[];
+  /** Stubs added to the source file. */
+  added: string[];
+  /** Handlers in the source file with no declaration (reported, never deleted). */
+  orphans: string[];
+}
+
+/**
+ * `octet-extension gen`: manifest.toml → extension.toml, the generated module,
+ * stubs in the author's source file, and the dev entry point. Every output is
+ * computed first; with `check` nothing is written. A source file that does not
+ * parse stops the run before anything is written.
+ */
+export async function gen(dir: string, options: { check?: boolean; log?: (message: string) => void } = {}): Promise<GenReport> {
+  const log = options.log ?? (() => {});
+  const manifest = loadAuthorManifest(dir);
+  const outputs = new Map<string, { text: string; mode?: number }>();
+  outputs.set(join(manifest.dir, "extension.toml"), { text: renderHostManifest(manifest) });
+  if (manifest.tools.length > 32) log(`generating types for ${manifest.tools.length} tools`);
+  outputs.set(manifest.generatedFile, { text: await renderGeneratedModule(manifest, manifest.tools.length > 32 ? log : undefined) });
+  const current = readIfExists(manifest.sourceFile);
+  const update = updateSource(manifest, current ?? initialSource(manifest));
+  if (current === undefined || update.text !== undefined) outputs.set(manifest.sourceFile, { text: update.text ?? initialSource(manifest) });
+  if (!manifest.entrypoint) {
+    const wrapper = join(manifest.dir, DEV_ENTRYPOINT.command);
+    if (readIfExists(wrapper) === undefined) outputs.set(wrapper, { text: devWrapper(relative(manifest.dir, manifest.sourceFile)), mode: 0o755 });
+    const bunfig = join(manifest.dir, "bunfig.toml");
+    if (readIfExists(bunfig) === undefined) outputs.set(bunfig, { text: "# Read by the dev entry point instead of the workspace's bunfig.toml.\n" });
+  }
+  const changed: string[] = [];
+  for (const [path, { text, mode }] of outputs) {
+    if (readIfExists(path) === text) continue;
+    changed.push(relative(manifest.dir, path));
+    if (!options.check) writeAtomic(path, text, mode);
+  }
+  for (const orphan of update.orphans) {
+    log(`handler \`${orphan}\` in ${relative(manifest.dir, manifest.sourceFile)} has no declaration in manifest.toml: declare it or delete the handler`);
+  }
+  return { changed, added: update.added, orphans: update.orphans };
+}
+
+/**
+ * The development entry point: octet stages only this file, so it finds the
+ * module through OCTET_EXTENSION_DIR and keeps the workspace's .env and
+ * bunfig.toml out. `octet-extension build` replaces it with a compiled bundle.
+ */
+export function devWrapper(source: string): string {
+  return [
+    "#!/bin/sh",
+    "# Development entry point written by `octet-extension gen`; `bun run build` ships a compiled bundle instead.",
+    `exec bun --no-env-file --config="$OCTET_EXTENSION_DIR/bunfig.toml" "$OCTET_EXTENSION_DIR/${source}" "$@"`,
+    "",
+  ].join("\n");
+}

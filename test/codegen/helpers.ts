@@ -1,0 +1,49 @@
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import ts from "typescript";
+
+export const REPO = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+
+/** A fresh extension project directory named `name`, with octet-extension linked to this repo. */
+export function project(name: string, manifest: string): string {
+  const dir = join(mkdtempSync(join(tmpdir(), "octet-gen-")), name);
+  mkdirSync(join(dir, "node_modules"), { recursive: true });
+  symlinkSync(REPO, join(dir, "node_modules", "octet-extension"));
+  writeFileSync(join(dir, "manifest.toml"), manifest);
+  return dir;
+}
+
+/** Type-check `files` with this repo's settings; returns the diagnostics' codes and texts. */
+export function typecheck(files: string[]): { code: number; text: string }[] {
+  const program = ts.createProgram(files, {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ESNext,
+    module: ts.ModuleKind.Preserve,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    allowImportingTsExtensions: true,
+    skipLibCheck: true,
+    types: ["bun"],
+    typeRoots: [join(REPO, "node_modules", "@types")],
+    paths: { "octet-extension": [join(REPO, "src/index.ts")] },
+  });
+  return ts.getPreEmitDiagnostics(program).map((d) => ({ code: d.code, text: ts.flattenDiagnosticMessageText(d.messageText, "\n") }));
+}
+
+export const WEATHER = `name = "weather"
+version = "0.1.0"
+api_version = "0.2"
+description = "Forecasts"
+
+[tools.get_forecast]
+description = "Get the forecast for a city"
+parameters = { type = "object", properties = { city = { type = "string" }, days = { type = "integer", minimum = 1 } }, required = ["city"] }
+
+[commands.weather]
+description = "Show the weather"
+usage = "/weather [city]"
+
+[contributes]
+notifications = true
+`;
