@@ -30,6 +30,8 @@ export interface TestHostOptions {
   offer?: { required?: string[]; optional?: string[]; maxConcurrentRequests?: number };
   /** Timeout for each host request in ms (default 30 000, as octet). */
   requestTimeoutMs?: number;
+  /** Add a `bun` to PATH when there is none (default true; false to test bundles that must not need Bun). */
+  addBunToPath?: boolean;
   /** `OCTET_EXTENSION_SCRATCH` to use and keep (default: a fresh directory removed at exit). */
   scratch?: string;
   /** Treat non-JSON stderr lines as violations (octet 0.8.0 runtime contract; default true). */
@@ -139,7 +141,7 @@ export class TestHost {
     const manifest = loadManifest(manifestPath);
     const workspace = options.workspace ?? mkdtempSync(join(tmpdir(), "octet-workspace-"));
     const hostEnv = { ...(options.env ?? process.env) };
-    hostEnv.PATH = pathWithBun(hostEnv.PATH);
+    if (options.addBunToPath !== false) hostEnv.PATH = pathWithBun(hostEnv.PATH);
     const plan = planLaunch(manifest, { workspace, hostEnv, scratch: options.scratch });
     const proc = Bun.spawn(plan.argv, { cwd: plan.cwd, env: plan.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
     return new TestHost(manifest, workspace, proc, plan, options);

@@ -1,0 +1,85 @@
+import { describe, expect, test } from "bun:test";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { build, gen } from "../../codegen/index.ts";
+import { TestHost } from "octet-extension/testing";
+import { project, REPO, WEATHER } from "./helpers.ts";
+
+const SOURCE = `import { Extension } from "octet-extension";
+import { type Handlers, register } from "./extension.gen.ts";
+
+export const handlers = {
+  tools: {
+    get_forecast: (args) => \`Sunny in \${args.city} for \${args.days ?? 1} day(s)\`,
+  },
+  commands: {
+    weather: (args) => ({ text: \`Weather for \${args[0] ?? "here"}\` }),
+  },
+} satisfies Handlers;
+
+await register(new Extension(), handlers).run();
+`;
+
+describe("octet-extension build (standalone bundle)", () => {
+  test("dist/NAME holds a tiny staged wrapper, the compiled extension and the host manifest; the archive and checksums match", async () => {
+    const dir = project("weather", WEATHER);
+    await gen(dir);
+    writeFileSync(join(dir, "src/extension.ts"), SOURCE);
+    const result = await build(dir, { requiresOctet: "=0.8.0" });
+    const bundle = join(dir, "dist/weather");
+    expect(readdirSync(bundle).sort()).toEqual(["extension", "extension.toml", "weather.bin"]);
+    expect(statSync(join(bundle, "extension")).size).toBeLessThan(1024);
+    expect(result.executableBytes).toBeGreaterThan(1024 * 1024);
+    const manifest = readFileSync(join(bundle, "extension.toml"), "utf8");
+    expect(manifest).toContain('requires_octet = "=0.8.0"');
+    expect(manifest).toContain('command = "extension"');
+    const listing = Bun.spawnSync(["tar", "-tzf", result.archive]).stdout.toString().trim().split("\n").sort();
+    expect(listing).toEqual(["weather/", "weather/extension", "weather/extension.toml", "weather/weather.bin"]);
+    const verify = Bun.spawnSync(["sha256sum", "-c", "SHA256SUMS"], { cwd: join(dir, "dist"), stdout: "pipe" });
+    expect(verify.exitCode).toBe(0);
+    expect(verify.stdout.toString()).toContain("weather-0.1.0.tar.gz: OK");
+  }, 120_000);
+
+  test("the installed bundle runs as octet starts it: staged wrapper, cleared env without Bun, hostile .env and bunfig.toml in the workspace", async () => {
+    const dir = project("weather", WEATHER);
+    await gen(dir);
+    writeFileSync(join(dir, "src/extension.ts"), SOURCE);
+    await build(dir);
+    const extensions = join(mkdtempSync(join(tmpdir(), "octet-home-")), ".octet", "extensions");
+    mkdirSync(extensions, { recursive: true });
+    cpSync(join(dir, "dist/weather"), join(extensions, "weather"), { recursive: true });
+    const workspace = mkdtempSync(join(tmpdir(), "hostile-ws-"));
+    writeFileSync(join(workspace, ".env"), "NODE_OPTIONS=--require ./evil.js\nBUN_CONFIG_VERBOSE_FETCH=1\n");
+    writeFileSync(join(workspace, "bunfig.toml"), '[run]\npreload = ["./evil.ts"]\n');
+    writeFileSync(join(workspace, "evil.ts"), 'console.log("EVIL"); process.stdout.write("EVIL\\n");');
+    writeFileSync(join(workspace, "package.json"), '{"name":"hostile","type":"commonjs"}');
+    const host = await TestHost.start(join(extensions, "weather"), {
+      workspace,
+      env: { PATH: "/usr/bin:/bin", HOME: process.env.HOME },
+      addBunToPath: false,
+    });
+    expect(Bun.which("bun", { PATH: "/usr/bin:/bin" })).toBeNull();
+    await host.initialize();
+    expect(await host.callTool("get_forecast", { city: "Oslo", days: 2 })).toEqual({ content: [{ type: "text", text: "Sunny in Oslo for 2 day(s)" }], is_error: false, metadata: {} });
+    expect(await host.executeCommand("weather", ["Bergen"])).toEqual({ text: "Weather for Bergen", notifications: [], context: [] });
+    expect(await host.shutdown()).toBe(0);
+    expect(host.violations).toEqual([]);
+    expect(host.stderr.join("\n")).not.toContain("EVIL");
+  }, 120_000);
+
+  test("octet-extension call prints the transcript of one call", async () => {
+    const dir = project("weather", WEATHER);
+    await gen(dir);
+    writeFileSync(join(dir, "src/extension.ts"), SOURCE);
+    const run = Bun.spawnSync([process.execPath, join(REPO, "codegen/cli.ts"), "call", "get_forecast", '{"city":"Rome"}'], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+    const out = run.stdout.toString();
+    expect(run.exitCode).toBe(0);
+    expect(out).toContain('→ {"jsonrpc":"2.0","id":1,"method":"initialize"');
+    expect(out).toContain('"text":"Sunny in Rome for 1 day(s)"');
+    expect(out).toContain('← {"jsonrpc":"2.0","id":3,"result":{}}');
+    const bad = Bun.spawnSync([process.execPath, join(REPO, "codegen/cli.ts"), "call", "nope"], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+    expect(bad.exitCode).toBe(1);
+    expect(bad.stdout.toString()).toContain("unknown tool: nope");
+  }, 60_000);
+});
