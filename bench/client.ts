@@ -10,8 +10,9 @@ export class BenchClient {
   constructor(
     argv: string[],
     private readonly api: "0.1" | "0.2" = "0.1",
+    env: Record<string, string> = {},
   ) {
-    this.proc = Bun.spawn(argv, { stdin: "pipe", stdout: "pipe", stderr: "ignore", env: { ...process.env, OCTET_EXTENSION_API_VERSION: api } });
+    this.proc = Bun.spawn(argv, { stdin: "pipe", stdout: "pipe", stderr: "ignore", env: { ...process.env, ...env, OCTET_EXTENSION_API_VERSION: api } });
     void this.read();
   }
 
@@ -36,8 +37,8 @@ export class BenchClient {
     return done;
   }
 
-  initialize(): Promise<any> {
-    const params: Record<string, unknown> = { api_version: this.api, contributes: { tools: ["echo", "burst"], commands: [], notifications: true } };
+  initialize(tools = ["echo", "burst"]): Promise<any> {
+    const params: Record<string, unknown> = { api_version: this.api, contributes: { tools, commands: [], notifications: true } };
     if (this.api === "0.2") {
       params.protocol = { version: "0.2", required_features: ["request_cancellation", "content_parts"], optional_features: ["request_progress"], limits: { max_concurrent_requests: 64 } };
     }

@@ -28,11 +28,15 @@ export class RpcError extends Error {
     this.data = data;
   }
 
-  /** The wire error object: `data` is omitted when there is none. */
+  /**
+   * The wire error object: `data` is omitted when there is none. A code that is
+   * not a safe integer becomes -32603 and the message is always a string, since
+   * the host treats a malformed error object as fatal (spec §1.9).
+   */
   toJSON(): { code: number; message: string; data?: unknown } {
-    return this.data === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, data: this.data };
+    const code = Number.isSafeInteger(this.code) ? this.code : ErrorCode.InternalError;
+    const message = String(this.message);
+    return this.data === undefined ? { code, message } : { code, message, data: this.data };
   }
 }
 

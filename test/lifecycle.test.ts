@@ -199,3 +199,26 @@ describe("writer (spec §1.1, §8.10)", () => {
     expect(frames[2].result).toEqual({});
   });
 });
+
+describe("failures around the edges", () => {
+  test("EOF right after shutdown while a handler ignores cancellation: the call's -32800 and the ack are both written", async () => {
+    const host = await ready();
+    host.sendRaw(call(10, "stuck", { ms: 20_000 }));
+    await Bun.sleep(50);
+    host.sendRaw('{"jsonrpc":"2.0","id":9,"method":"shutdown","params":{}}');
+    expect(await host.closeStdin()).toBe(0);
+    const frames = host.extensionFrames();
+    expect(frames.filter((f) => f.id === 10)).toEqual([{ jsonrpc: "2.0", id: 10, error: { code: -32800, message: "request cancelled", data: { reason: "shutdown" } } }]);
+    expect(frames.filter((f) => f.id === 9)).toEqual([{ jsonrpc: "2.0", id: 9, result: {} }]);
+  });
+
+  test("a registration error at load is one structured stderr line and exit status 1, not a raw trace", async () => {
+    const host = await startHost(new URL("./fixtures/broken-registration", import.meta.url).pathname);
+    expect(await host.exited).toBe(1);
+    const lines = host.stderr.filter((l) => l.trim() !== "");
+    expect(lines.length).toBe(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: "error", message: "uncaught exception" });
+    expect(lines[0]).toContain("tool `twice` is already registered");
+    expect(host.violations).toEqual([]);
+  });
+});

@@ -31,12 +31,15 @@ export interface SpawnAgentOptions {
   tools: string[];
   maxDepth: number;
   maxConcurrentChildren: number;
-  maxTurns: number | null;
+  /** `null` (default): no turn limit. */
+  maxTurns?: number | null;
   /** `null` (default) inherits the parent's ceiling exactly. */
   maxTokens?: number | null;
-  maxCostMicrodollars: number | null;
+  /** `null` (default): no cost limit. */
+  maxCostMicrodollars?: number | null;
   maxOutputBytes: number;
-  timeoutMs: number | null;
+  /** `null` (default): no timeout. */
+  timeoutMs?: number | null;
   profile?: string;
   fingerprint?: string;
   modelSelection?: ModelSelection;
@@ -44,7 +47,7 @@ export interface SpawnAgentOptions {
 }
 
 function range(what: string, value: unknown, min: number, max: number, nullable: boolean): number | null {
-  if (value === null && nullable) return null;
+  if ((value === null || value === undefined) && nullable) return null;
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
     throw new Error(`agent policy ${what} must be ${nullable ? "null or " : ""}an integer in ${min}..${max}`);
   }

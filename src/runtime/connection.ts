@@ -115,7 +115,7 @@ export class Connection {
    * Send `$/progress` for the ambient or named host request (spec §4.6, §8.11):
    * feature, then parent, then (checked by the caller) shape, then state.
    */
-  progress(event: ProgressEvent, scope: unknown, explicit: RequestId | undefined): Promise<void> {
+  progress(buildEvent: () => ProgressEvent, scope: unknown, explicit: RequestId | undefined): Promise<void> {
     const features = this.sessionInfo!.features;
     if (!features.has("request_progress")) throw new RpcError(ErrorCode.MethodNotFound, "API 0.2 feature is not negotiated: request_progress");
     let request: ActiveRequest | undefined;
@@ -128,6 +128,7 @@ export class Connection {
       throw new RpcError(ErrorCode.InvalidParams, "progress requires an active parent request");
     }
     if (typeof request.id === "string") throw new RpcError(ErrorCode.InvalidParams, "progress requires a numeric parent request id");
+    const event = buildEvent();
     if (event.type === "decoration" && !features.has("progress_decoration")) {
       throw new RpcError(ErrorCode.MethodNotFound, "API 0.2 feature is not negotiated: progress_decoration");
     }
@@ -446,8 +447,10 @@ export class Connection {
     this.options.logger.info("extension stdin closed");
     const budget = this.options.shutdownTimeoutMs;
     if (this.shutdownDone) {
-      // Let an admitted shutdown finish and acknowledge, within the same bounded budget.
-      await Promise.race([this.shutdownDone, sleep(budget + this.options.cancellationGraceMs)]);
+      // Let an admitted shutdown finish and acknowledge within a bounded budget: its own
+      // drain, grace and force-settling fit; a stuck shutdown hook does not extend it.
+      await Promise.race([this.shutdownDone, sleep(budget + 2 * this.options.cancellationGraceMs)]);
+      for (const request of [...this.active.values()]) this.settle(request, { error: cancelledError(request.reason ?? "shutdown") });
       return this.stop("stdin closed while waiting for host response");
     }
     this.state = "draining";

@@ -11,7 +11,7 @@ import {
   U64_MAX,
 } from "../wire/limits.ts";
 import { LineSplitter } from "../wire/line-splitter.ts";
-import { claimStdio } from "../wire/stdio.ts";
+import { claimStdio, installErrorLogging } from "../wire/stdio.ts";
 import { Connection } from "./connection.ts";
 import { SUPPORTED_FEATURES } from "./initialize.ts";
 import { Registry } from "./registry.ts";
@@ -62,6 +62,11 @@ export interface ExtensionOptions {
   supportedFeatures?: string[];
   /** Lowest log level written to stderr (default `info`). */
   logLevel?: LogLevel;
+  /**
+   * Log uncaught errors as structured lines, exiting 1 for one raised before
+   * `run()` (default true). Turn off when embedding the runtime in another program.
+   */
+  handleUncaught?: boolean;
 }
 
 /** I/O overrides for embedding the runtime (tests); by default it claims stdin/stdout. */
@@ -85,13 +90,14 @@ export class Extension {
   readonly log: Logger;
   readonly apiVersion: ApiVersion;
   protected readonly registry: Registry;
-  private readonly options: Required<Omit<ExtensionOptions, "apiVersion" | "logLevel">>;
+  private readonly options: Required<Omit<ExtensionOptions, "apiVersion" | "logLevel" | "handleUncaught">>;
   protected connection: Connection | undefined;
   private running = false;
 
   constructor(options: ExtensionOptions = {}) {
     this.log = new Logger(writeStderrLine, options.logLevel ?? "info");
     this.apiVersion = resolveApiVersion(options.apiVersion, this.log);
+    if (options.handleUncaught !== false) installErrorLogging(this.log);
     this.registry = new Registry(this.apiVersion);
     (this.services as { api: ApiVersion }).api = this.apiVersion;
     const supported = options.supportedFeatures ?? [...SUPPORTED_FEATURES];
@@ -301,10 +307,9 @@ export class Extension {
   ): Promise<void> {
     try {
       const connection = this.requireInitialized();
-      // The feature gate comes before the shape check (spec §8.11).
-      if (!connection.session!.features.has("request_progress")) return connection.progress(messageOrEvent as ProgressEvent, currentScope(), options.requestId);
-      const event = typeof messageOrEvent === "string" ? statusEvent(messageOrEvent, options) : checkProgressEvent(messageOrEvent);
-      return connection.progress(event, currentScope(), options.requestId);
+      // The connection checks feature, then parent, then (this) shape, then state (spec §8.11).
+      const build = () => (typeof messageOrEvent === "string" ? statusEvent(messageOrEvent, options) : checkProgressEvent(messageOrEvent));
+      return connection.progress(build, currentScope(), options.requestId);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -338,11 +343,9 @@ export class Extension {
       throw new Error(`presentation revision ${snapshot.revision} must be above the last published one (${this.presentationRevision})`);
     }
     if (options.resourceOwner === undefined) {
-      const scope = currentScope();
-      const parent = connection.activeParent(scope);
-      if (parent === undefined && (scope as { settled?: boolean } | undefined)?.settled === true) {
-        throw new RpcError(ErrorCode.InvalidParams, "the handler's request has already settled; pass resourceOwner to publish from the background");
-      }
+      // Inside a handler the request is the parent; once it has settled (a timer the
+      // handler left behind), the snapshot is process-scoped, as outside any handler.
+      const parent = connection.activeParent(currentScope());
       if (parent !== undefined) params.parent_request_id = wireId(parent);
     }
     this.presentationRevision = snapshot.revision;
@@ -597,7 +600,7 @@ export class Extension {
 }
 
 function isU64(id: unknown): id is number | bigint {
-  if (typeof id === "number") return Number.isInteger(id) && id >= 0;
+  if (typeof id === "number") return Number.isSafeInteger(id) && id >= 0;
   if (typeof id === "bigint") return id >= 0n && id <= U64_MAX;
   return false;
 }

@@ -83,6 +83,9 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
       seen.add(feature);
       features.push(feature);
     }
+    // Never advertise a feature without the one it builds on (the host rejects it).
+    const needs: Record<string, string> = { approvals: "policy_intents", progress_decoration: "request_progress", agent_model_selection_v1: "agent_sessions" };
+    features = features.filter((f) => needs[f] === undefined || seen.has(needs[f]!));
     if (seen.has("lifecycle_events")) lifecycleEvents = [...registry.lifecycle.keys()].sort();
   }
 

@@ -120,7 +120,7 @@ const hookRun: Method = (env, raw, ctx) => {
   if (!handler) return results.hookResult(null);
   const payload = params.payload === undefined ? {} : params.payload;
   const typed = TYPED_HOOK_FIELDS[hook as HookName];
-  return guarded(env, "hook handler failed", { hook }, () => handler(payload as never, ctx), (value) => results.hookResult(value, typed));
+  return guarded(env, "hook handler failed", { hook }, () => handler(payload as never, ctx), (value) => results.hookResult(value, typed, payload));
 };
 
 const contextCollect: Method = (env, raw, ctx) => {

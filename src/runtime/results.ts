@@ -116,7 +116,7 @@ export function commandResult(value: unknown): JsonObject {
 }
 
 /** Hook result (spec §8.4); `typedKey` is the octet typed field allowed for this hook. */
-export function hookResult(value: unknown, typedKey?: string): JsonObject {
+export function hookResult(value: unknown, typedKey?: string, payload?: unknown): JsonObject {
   if (value === null || value === undefined) return { disposition: { action: "continue" }, context: [], notifications: [] };
   if (!isObject(value)) throw internal("hook handler must return an object");
   const out: JsonObject = {
@@ -124,9 +124,40 @@ export function hookResult(value: unknown, typedKey?: string): JsonObject {
     context: value.context ?? [],
     notifications: value.notifications ?? [],
   };
-  if (typedKey && value[typedKey] !== undefined) out[typedKey] = value[typedKey];
+  if (typedKey && value[typedKey] !== undefined) {
+    const problem = TYPED_FIELD_CHECKS[typedKey]?.(value[typedKey], payload);
+    if (problem) throw internal(`invalid ${typedKey} hook result: ${problem}`);
+    out[typedKey] = value[typedKey];
+  }
   return out;
 }
+
+/** octet's typed hook fields (spec §3.4): what the host accepts for each. */
+const TYPED_FIELD_CHECKS: Record<string, (field: unknown, payload: unknown) => string | undefined> = {
+  provider_retry: (field) => {
+    if (field === "retry" || field === "stop") return undefined;
+    const delay = isObject(field) && Object.keys(field).length === 1 && isObject(field.delay) ? field.delay : undefined;
+    const ms = delay && Object.keys(delay).length === 1 ? delay.additional_delay_ms : undefined;
+    return typeof ms === "number" && Number.isSafeInteger(ms) && ms >= 0 ? undefined : 'expected "retry", "stop" or {delay:{additional_delay_ms}}';
+  },
+  persistence_metadata: (field) => {
+    if (!isObject(field) || Object.keys(field).some((k) => k !== "value" && k !== "public") || !("value" in field)) return "expected {value, public}";
+    if (field.public !== undefined && typeof field.public !== "boolean") return "public must be a boolean";
+    const encoded = JSON.stringify(field.value);
+    if (encoded === undefined || Buffer.byteLength(encoded) > 16 * 1024) return "value must be JSON of at most 16 KiB";
+    return undefined;
+  },
+  post_mutation: (field, payload) => {
+    if (!isObject(field)) return "expected an object";
+    if (field.action === "no_rescan" && Object.keys(field).length === 1) return undefined;
+    if (field.action !== "request_rescan" || Object.keys(field).length !== 2) return 'expected {action:"no_rescan"} or {action:"request_rescan", resource_ids}';
+    const ids = field.resource_ids;
+    if (!Array.isArray(ids) || ids.length < 1 || ids.length > 32 || ids.some((id) => typeof id !== "string" || id === "")) return "resource_ids must be 1..32 non-empty strings";
+    const disclosed = isObject(payload) && Array.isArray(payload.affected_resources) ? payload.affected_resources : undefined;
+    if (disclosed && ids.some((id) => !disclosed.includes(id))) return "resource_ids must come from the payload's affected_resources";
+    return undefined;
+  },
+};
 
 /** Context result (spec §8.4). */
 export function contextResult(value: unknown): unknown[] {

@@ -73,7 +73,6 @@ export async function publishArtifact(host: ServiceHost, mimeType: string, sourc
     const raw = (source as { data: Uint8Array | string }).data;
     const data = typeof raw === "string" ? new TextEncoder().encode(raw) : raw;
     if (!(data instanceof Uint8Array)) throw new Error("artifact data must be bytes or a string");
-    if (data.length > 256 * 1024) throw new Error("inline artifact data exceeds 256 KiB; write it to the scratch directory and publish the path");
     const digest = new Bun.CryptoHasher("sha256").update(data).digest("hex");
     if (source.size !== undefined && source.size !== data.length) throw new Error(`artifact size ${source.size} does not match the data (${data.length} bytes)`);
     if (source.sha256 !== undefined && source.sha256.toLowerCase() !== digest) throw new Error("artifact sha256 does not match the data");
@@ -83,7 +82,6 @@ export async function publishArtifact(host: ServiceHost, mimeType: string, sourc
     if (typeof path !== "string" || path === "" || path.startsWith("/") || /^[A-Za-z]:/.test(path) || path.split(/[\\/]/).includes("..")) {
       throw new Error("artifact path must be relative to OCTET_EXTENSION_SCRATCH without '..'");
     }
-    if (bytes(path) > 4096 || path.split(/[\\/]/).length > 64) throw new Error("artifact path exceeds 4096 bytes or 64 components");
     if (!Number.isSafeInteger(size) || size < 0) throw new Error("artifact size must be a non-negative integer");
     if (typeof sha256 !== "string" || !HEX64.test(sha256.toLowerCase())) throw new Error("artifact sha256 must be 64 hexadecimal characters");
     params = { mime_type: mimeType, path, size, sha256: sha256.toLowerCase() };

@@ -40,8 +40,8 @@ export function claimStdio(logger: Logger): ClaimedStdio {
     stderrSink.flush();
   });
   routeConsole(logger);
-  process.on("uncaughtException", (error) => logger.error("uncaught exception", { error: describe(error) }));
-  process.on("unhandledRejection", (reason) => logger.error("unhandled rejection", { error: describe(reason) }));
+  installErrorLogging(logger);
+  errorLogging!.serving = true;
   let sealed = false;
   let sealedProtocol: FrameSink | undefined;
   claimed = {
@@ -67,6 +67,25 @@ export function claimStdio(logger: Logger): ClaimedStdio {
     },
   };
   return claimed;
+}
+
+let errorLogging: { serving: boolean } | undefined;
+
+/**
+ * Log uncaught exceptions and unhandled rejections as structured lines instead
+ * of Bun's raw traces (spec §1.3). Before `run()` serves (a registration error
+ * at module load) the process then exits 1; once serving it keeps going.
+ * Installed when an Extension is constructed. Idempotent.
+ */
+export function installErrorLogging(logger: Logger): void {
+  if (errorLogging) return;
+  const state = (errorLogging = { serving: false });
+  const report = (message: string) => (error: unknown) => {
+    logger.error(message, { error: describe(error) });
+    if (!state.serving) process.exit(1);
+  };
+  process.on("uncaughtException", report("uncaught exception"));
+  process.on("unhandledRejection", report("unhandled rejection"));
 }
 
 function describe(error: unknown): string {

@@ -12,7 +12,7 @@ export async function inProcess(
   options: { api?: "0.1" | "0.2"; contributes?: Obj; features?: string[]; extension?: ExtensionOptions } = {},
 ) {
   const api = options.api ?? "0.2";
-  const ext = new Extension({ apiVersion: api, ...options.extension });
+  const ext = new Extension({ apiVersion: api, handleUncaught: false, ...options.extension });
   setup(ext);
   const frames: Obj[] = [];
   const waiters: { predicate: (f: Obj) => boolean; resolve: (f: Obj) => void }[] = [];

@@ -176,7 +176,89 @@ describe("helper local checks (spec §8.11): the right error family, nothing wri
 
   test("registration refuses an output_schema outside the bounded subset", () => {
     const { Extension } = require("octet-extension") as typeof import("octet-extension");
-    const ext = new Extension({ apiVersion: "0.2" });
+    const ext = new Extension({ apiVersion: "0.2", handleUncaught: false });
     expect(() => ext.tool({ name: "x", description: "d", outputSchema: { type: "object", patternProperties: {} } }, () => "")).toThrow(/patternProperties/);
+  });
+});
+
+describe("review fixes (API 0.2)", () => {
+  test("a handler's RpcError with a malformed code or message still yields a well-formed error object", async () => {
+    const h = await inProcess((ext) => ext.tool({ name: "bad", description: "d" }, (args: { code: unknown }) => {
+      throw new RpcError(args.code as number, { not: "a string" } as never);
+    }));
+    for (const code of ["oops", 1.5, null]) {
+      const reply = await h.callTool("bad", { code });
+      expect(reply.error.code).toBe(-32603);
+      expect(typeof reply.error.message).toBe("string");
+    }
+  });
+
+  test("approvals is never advertised without policy_intents (nor decoration without progress)", async () => {
+    const h = await inProcess((ext) => ext.tool({ name: "t", description: "d" }, () => "x"), {
+      features: ["approvals", "progress_decoration"],
+      extension: { supportedFeatures: ["request_cancellation", "content_parts", "approvals", "progress_decoration"] },
+    });
+    expect([...h.ext.negotiatedFeatures]).toEqual(["request_cancellation", "content_parts"]);
+  });
+
+  test("typed hook fields are validated for their hook: bad values are -32603", async () => {
+    let field: unknown;
+    const h = await inProcess(
+      (ext) => {
+        ext.hook("provider_retry", () => ({ provider_retry: field }));
+        ext.hook("post_mutation", () => ({ post_mutation: field }));
+        ext.hook("before_persistence", () => ({ persistence_metadata: field }));
+      },
+      { contributes: { hooks: ["provider_retry", "post_mutation", "before_persistence"] } },
+    );
+    let id = 50;
+    const run = async (hook: string, value: unknown, payload: object = {}) => {
+      field = value;
+      h.send({ id: ++id, method: "hook/run", params: { hook, payload } });
+      return h.waitFor((f) => f.id === id);
+    };
+    expect((await run("provider_retry", "retry")).result.provider_retry).toBe("retry");
+    expect((await run("provider_retry", { delay: { additional_delay_ms: 250 } })).result.provider_retry).toEqual({ delay: { additional_delay_ms: 250 } });
+    expect((await run("provider_retry", "bogus")).error.code).toBe(-32603);
+    expect((await run("provider_retry", { delay: { additional_delay_ms: -5 } })).error.code).toBe(-32603);
+    expect((await run("post_mutation", { action: "explode" })).error.code).toBe(-32603);
+    expect((await run("post_mutation", { action: "request_rescan", resource_ids: ["resource:9"] }, { affected_resources: ["resource:1"] })).error.code).toBe(-32603);
+    expect((await run("post_mutation", { action: "request_rescan", resource_ids: ["resource:1"] }, { affected_resources: ["resource:1"] })).result.post_mutation).toEqual({ action: "request_rescan", resource_ids: ["resource:1"] });
+    expect((await run("before_persistence", { value: 1, public: "yes" })).error.code).toBe(-32603);
+    expect((await run("before_persistence", { value: "x".repeat(20_000) })).error.code).toBe(-32603);
+  });
+
+  test("a snapshot published by a timer its handler left behind is process-scoped", async () => {
+    const h = await inProcess(
+      (ext) =>
+        ext.tool({ name: "later", description: "d" }, () => {
+          setTimeout(() => void ext.publishPresentation({ revision: 1, activities: [], actions: [] }), 30);
+          return "x";
+        }),
+      { contributes: { presentation: true } },
+    );
+    await h.callTool("later");
+    const update = await h.waitFor((f) => f.method === "presentation/update");
+    expect(update.params).toEqual({ snapshot: { revision: 1, activities: [], actions: [] } });
+  });
+
+  test("progress checks the parent before the event's shape; explicit parents must be u64", async () => {
+    const h = await inProcess((ext) => ext.tool({ name: "t", description: "d" }, () => "x"), { features: ["request_progress"], contributes: { confirmations: true } });
+    expect(await outcome(() => h.ext.progress({ type: "bogus" } as never))).toBe("rpc -32602: progress requires an active parent request");
+    expect(await outcome(() => h.ext.confirm("?", { parentRequestId: 2 ** 64 }))).toBe("rpc -32602: parent_request_id must be an unsigned 64-bit integer");
+  });
+
+  test("spawnAgent sends omitted nullable limits as explicit null", async () => {
+    const h = await inProcess((ext) => ext.tool({ name: "t", description: "d" }, () => "x"), { features: ["agent_sessions"] });
+    void h.ext.spawnAgent({ taskName: "t", message: "m", idempotencyKey: "k", tools: ["read"], maxDepth: 1, maxConcurrentChildren: 1, maxOutputBytes: 512, parentRequestId: 1 }).catch(() => undefined);
+    const spawn = await h.waitFor((f) => f.method === "agent/spawn");
+    expect(spawn.params.policy).toEqual({ tools: ["read"], max_depth: 1, max_concurrent_children: 1, max_turns: null, max_tokens: null, max_cost_microdollars: null, max_output_bytes: 512, timeout_ms: null });
+  });
+
+  test("a 257th tool is refused at registration", () => {
+    const { Extension } = require("octet-extension") as typeof import("octet-extension");
+    const ext = new Extension({ apiVersion: "0.2", handleUncaught: false });
+    for (let i = 0; i < 256; i++) ext.tool({ name: `t${i}`, description: "d" }, () => "");
+    expect(() => ext.tool({ name: "t256", description: "d" }, () => "")).toThrow(/257th/);
   });
 });
