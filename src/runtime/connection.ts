@@ -1,7 +1,7 @@
 import { ErrorCode, RpcError, cancelledError, errorText } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { decodeLine } from "../wire/decode.ts";
-import { FrameEncodeError, type WireLine, encodeWireFrame } from "../wire/encode.ts";
+import { FrameEncodeError, type WireLine, encodeProgressFrame, encodeWireFrame } from "../wire/encode.ts";
 import type { FrameWriter } from "../wire/frame-writer.ts";
 import { type RequestId, idKey, readId, wireId } from "../wire/ids.ts";
 import { readInteger } from "../wire/json.ts";
@@ -11,7 +11,7 @@ import { HostRequests } from "./host-requests.ts";
 import { type Session, negotiate } from "./initialize.ts";
 import { ToolCatalog } from "./catalog.ts";
 import { METHODS, type MethodEnv, isThenable } from "./methods.ts";
-import type { ProgressEvent } from "./progress.ts";
+import { checkProgressEvent, type ProgressEvent, statusEvent } from "./progress.ts";
 import type { LifecycleMethod, Registry, ToolEntry } from "./registry.ts";
 import { isObject } from "./results.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -115,7 +115,12 @@ export class Connection {
    * Send `$/progress` for the ambient or named host request (spec §4.6, §8.11):
    * feature, then parent, then (checked by the caller) shape, then state.
    */
-  progress(buildEvent: () => ProgressEvent, scope: unknown, explicit: RequestId | undefined): Promise<void> {
+  progress(
+    input: string | ProgressEvent,
+    status: { current?: number | null; total?: number | null; unit?: string | null },
+    scope: unknown,
+    explicit: RequestId | undefined,
+  ): Promise<void> {
     const features = this.sessionInfo!.features;
     if (!features.has("request_progress")) throw new RpcError(ErrorCode.MethodNotFound, "API 0.2 feature is not negotiated: request_progress");
     let request: ActiveRequest | undefined;
@@ -128,14 +133,16 @@ export class Connection {
       throw new RpcError(ErrorCode.InvalidParams, "progress requires an active parent request");
     }
     if (typeof request.id === "string") throw new RpcError(ErrorCode.InvalidParams, "progress requires a numeric parent request id");
-    const event = buildEvent();
+    const event = typeof input === "string" ? statusEvent(input, status) : checkProgressEvent(input);
     if (event.type === "decoration" && !features.has("progress_decoration")) {
       throw new RpcError(ErrorCode.MethodNotFound, "API 0.2 feature is not negotiated: progress_decoration");
     }
     if (request.token.cancelled) throw cancelledError(request.token.reason!);
     if (request.settled) throw new RpcError(ErrorCode.ServerError, "request has already settled");
     request.progressSequence++;
-    return this.hostRequestsImpl!.notify("$/progress", { request_id: wireId(request.id), sequence: request.progressSequence, event });
+    const id = request.id as number | bigint;
+    const sequence = request.progressSequence;
+    return this.hostRequestsImpl!.sendEncoded(() => encodeProgressFrame(id, sequence, event, this.options.maxMessageBytes));
   }
 
   /** The id of `scope` when it is a host request that is still unanswered (a valid parent). */

@@ -38,7 +38,7 @@ import type {
 import { checkContextEntry, checkStatusEntry, notificationParams } from "./validate.ts";
 import * as agents from "./agents.ts";
 import type { CatalogUpdate } from "./catalog.ts";
-import { checkProgressEvent, type ProgressEvent, statusEvent } from "./progress.ts";
+import type { ProgressEvent } from "./progress.ts";
 import type { ToolEntry } from "./registry.ts";
 import * as services from "./services.ts";
 import { checkResourceOwner, checkSnapshot, type PresentationSnapshot } from "./presentation.ts";
@@ -307,9 +307,8 @@ export class Extension {
   ): Promise<void> {
     try {
       const connection = this.requireInitialized();
-      // The connection checks feature, then parent, then (this) shape, then state (spec §8.11).
-      const build = () => (typeof messageOrEvent === "string" ? statusEvent(messageOrEvent, options) : checkProgressEvent(messageOrEvent));
-      return connection.progress(build, currentScope(), options.requestId);
+      // The connection checks feature, then parent, then shape, then state (spec §8.11).
+      return connection.progress(messageOrEvent, options, currentScope(), options.requestId);
     } catch (error) {
       return Promise.reject(error);
     }

@@ -84,6 +84,17 @@ export class HostRequests {
     return this.writer.write(line);
   }
 
+  /** Send an already encoded frame (for the hot `$/progress` path). */
+  sendEncoded(encode: () => WireLine): Promise<void> {
+    let line: WireLine;
+    try {
+      line = encode();
+    } catch (error) {
+      throw new RpcError(ErrorCode.InternalError, (error as Error).message);
+    }
+    return this.writer.write(line);
+  }
+
   /** Route a host response; false when no request is waiting for it. */
   settle(id: RequestId, message: JsonObject): boolean {
     const key = idKey(id);
