@@ -3,7 +3,7 @@ import type { Logger } from "../log.ts";
 import { decodeLine } from "../wire/decode.ts";
 import { FrameEncodeError, type WireLine, encodeProgressFrame, encodeWireFrame } from "../wire/encode.ts";
 import type { FrameWriter } from "../wire/frame-writer.ts";
-import { type RequestId, idKey, readId, wireId } from "../wire/ids.ts";
+import { type RequestId, readId, wireId } from "../wire/ids.ts";
 import { readInteger } from "../wire/json.ts";
 import type { SplitEvent } from "../wire/line-splitter.ts";
 import { CancellationToken } from "./cancellation.ts";
@@ -52,10 +52,7 @@ class ActiveRequest extends CancellationToken {
     super();
   }
 
-  get key(): RequestId {
-    return this.id;
-  }
-
+  /** The ambient-scope shape (`RequestScope`): the request is its own token. */
   get token(): CancellationToken {
     return this;
   }
@@ -137,7 +134,7 @@ export class Connection {
     if (event.type === "decoration" && !features.has("progress_decoration")) {
       throw new RpcError(ErrorCode.MethodNotFound, "API 0.2 feature is not negotiated: progress_decoration");
     }
-    if (request.token.cancelled) throw cancelledError(request.token.reason!);
+    if (request.cancelled) throw cancelledError(request.reason!);
     if (request.settled) throw new RpcError(ErrorCode.ServerError, "request has already settled");
     request.progressSequence++;
     const id = request.id as number | bigint;
@@ -230,13 +227,12 @@ export class Connection {
     if (!this.scheduler.admit()) {
       return this.writeReply(id, { error: new RpcError(ErrorCode.ServerError, "extension request queue is full") });
     }
-    const key = idKey(id);
-    if (this.active.has(key)) {
+    if (this.active.has(id)) {
       this.scheduler.release();
       return this.writeReply(id, { error: new RpcError(ErrorCode.InvalidRequest, "duplicate active request id") });
     }
     const request = new ActiveRequest(id, method, params);
-    this.active.set(key, request);
+    this.active.set(id, request);
     this.scheduler.run(() => this.execute(request));
   }
 
@@ -277,7 +273,7 @@ export class Connection {
   private execute(request: ActiveRequest): void | Promise<void> {
     if (this.handlersGate) return this.handlersGate.then(() => this.execute(request));
     if (request.settled) return;
-    if (request.token.cancelled) return this.settle(request, { error: cancelledError(request.token.reason!) });
+    if (request.cancelled) return this.settle(request, { error: cancelledError(request.reason!) });
     const method = Object.hasOwn(METHODS, request.method) ? METHODS[request.method] : undefined;
     if (!method) return this.conclude(request, { error: new RpcError(ErrorCode.MethodNotFound, `unknown method: ${request.method}`) });
     const ctx = this.handlerContext(request);
@@ -303,7 +299,7 @@ export class Connection {
 
   /** Commit the outcome, unless a cancel was seen first (spec §8.5). */
   private conclude(request: ActiveRequest, outcome: Outcome): void {
-    if (request.token.cancelled) outcome = { error: cancelledError(request.token.reason!) };
+    if (request.cancelled) outcome = { error: cancelledError(request.reason!) };
     if ("error" in outcome && outcome.error.code !== ErrorCode.RequestCancelled) {
       this.options.logger.error("request failed", { method: request.method, code: outcome.error.code, error: outcome.error.message });
     }
@@ -313,7 +309,7 @@ export class Connection {
   private handlerContext(request: ActiveRequest): HandlerContext {
     const params = request.params;
     const context = isObject(params) && isObject(params.context) ? params.context : {};
-    return new RequestContext(context, request.id, request.method, request.token);
+    return new RequestContext(context, request.id, request.method, request);
   }
 
   private env: MethodEnv | undefined;
@@ -334,7 +330,7 @@ export class Connection {
   private settle(request: ActiveRequest, outcome: Outcome): void {
     if (request.settled) return;
     request.settled = true;
-    this.active.delete(request.key);
+    this.active.delete(request.id);
     this.writeReply(request.id, outcome);
     this.scheduler.release();
   }
@@ -378,9 +374,9 @@ export class Connection {
     const target = readId(params);
     if (target.kind !== "valid") return logger.warning("ignored cancellation with invalid id");
     const reason = params.reason === undefined || params.reason === null ? "cancelled" : String(params.reason);
-    const request = this.active.get(idKey(target.id));
+    const request = this.active.get(target.id);
     if (request && !request.settled) {
-      request.token.cancel(reason);
+      request.cancel(reason);
       return;
     }
     this.hostRequestsImpl?.cancel(target.id, reason);
@@ -468,16 +464,16 @@ export class Connection {
   /** Wait for admitted work; at the deadline cancel it, allow the grace, then answer what is left. */
   private async drain(reason: string, budget: number): Promise<void> {
     if (await this.scheduler.whenIdle(budget)) return;
-    for (const request of this.active.values()) request.token.cancel(reason);
+    for (const request of this.active.values()) request.cancel(reason);
     if (await this.scheduler.whenIdle(this.options.cancellationGraceMs)) return;
-    for (const request of [...this.active.values()]) this.settle(request, { error: cancelledError(request.token.reason ?? reason) });
+    for (const request of [...this.active.values()]) this.settle(request, { error: cancelledError(request.reason ?? reason) });
   }
 
   private async stop(failOutstandingWith: string): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     this.state = "stopped";
-    for (const request of this.active.values()) request.token.cancel("shutdown");
+    for (const request of this.active.values()) request.cancel("shutdown");
     this.hostRequestsImpl?.failAll(failOutstandingWith);
     // A host that stopped reading cannot keep the process alive: flush for at most 2 s.
     await Promise.race([this.options.writer.drained(), sleep(FINAL_FLUSH_MS)]);

@@ -2,7 +2,7 @@ import { ErrorCode, RpcError, cancelledError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { type WireLine, encodeWireFrame } from "../wire/encode.ts";
 import type { FrameWriter } from "../wire/frame-writer.ts";
-import { type RequestId, idKey, showId, wireId } from "../wire/ids.ts";
+import { type RequestId, showId, wireId } from "../wire/ids.ts";
 import { MAX_EXTENSION_REQUEST_IDS, MAX_OUTSTANDING_EXTENSION_REQUESTS } from "../wire/limits.ts";
 import type { CancellationToken } from "./cancellation.ts";
 import type { ApiVersion, JsonObject } from "./types.ts";
@@ -50,17 +50,16 @@ export class HostRequests {
     const id: RequestId = this.api === "0.1" ? this.next : `ts:${this.next}`;
     const line = this.encode({ jsonrpc: "2.0", id: wireId(id), method, params });
     this.next++;
-    const key = idKey(id);
     return new Promise<unknown>((resolve, reject) => {
       const onCancel = () => {
-        if (!this.outstanding.has(key)) return;
-        this.forget(key);
+        if (!this.outstanding.has(id)) return;
+        this.forget(id);
         const reason = token?.reason ?? "parent_cancelled";
         if (this.api === "0.2") this.notify("$/cancelRequest", { id: wireId(id), reason });
         reject(cancelledError(reason));
       };
       const cleanup = () => token?.signal.removeEventListener("abort", onCancel);
-      this.outstanding.set(key, {
+      this.outstanding.set(id, {
         id,
         resolve: (value) => {
           cleanup();
@@ -73,7 +72,7 @@ export class HostRequests {
       });
       token?.signal.addEventListener("abort", onCancel, { once: true });
       this.writer.write(line).catch((error: Error) => {
-        if (this.forget(key)) reject(new RpcError(ErrorCode.ServerError, error.message));
+        if (this.forget(id)) reject(new RpcError(ErrorCode.ServerError, error.message));
       });
     });
   }
@@ -97,10 +96,9 @@ export class HostRequests {
 
   /** Route a host response; false when no request is waiting for it. */
   settle(id: RequestId, message: JsonObject): boolean {
-    const key = idKey(id);
-    const entry = this.outstanding.get(key);
+    const entry = this.outstanding.get(id);
     if (!entry) return false;
-    this.forget(key);
+    this.forget(id);
     if ("error" in message) {
       const error = message.error as JsonObject | null;
       const code = typeof error?.code === "number" && Number.isInteger(error.code) ? error.code : ErrorCode.InternalError;
@@ -114,10 +112,9 @@ export class HostRequests {
 
   /** The host cancelled one of our requests (`$/cancelRequest` naming its id). */
   cancel(id: RequestId, reason: string): boolean {
-    const key = idKey(id);
-    const entry = this.outstanding.get(key);
+    const entry = this.outstanding.get(id);
     if (!entry) return false;
-    this.forget(key);
+    this.forget(id);
     entry.reject(cancelledError(reason));
     this.logger.debug("host cancelled extension request", { id: showId(id), reason });
     return true;

@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeFrame } from "../wire/encode.ts";
-import { idKey, readId, wireId, type RequestId } from "../wire/ids.ts";
+import { readId, wireId, type RequestId } from "../wire/ids.ts";
 import { parseJson, readUnsigned64 } from "../wire/json.ts";
 import { MAX_EXTENSION_REQUEST_IDS, MAX_MESSAGE_BYTES, MAX_OUTSTANDING_EXTENSION_REQUESTS } from "../wire/limits.ts";
 import { LineSplitter, lineBytes, type SplitEvent } from "../wire/line-splitter.ts";
@@ -566,7 +566,7 @@ export class TestHost {
     const params = frame.params as Obj;
     if (method === "$/cancelRequest") {
       const target = readId(params);
-      if (target.kind === "valid") this.outstandingExtension.delete(idKey(target.id));
+      if (target.kind === "valid") this.outstandingExtension.delete(target.id);
     } else if (method === "$/progress") {
       const bad = checkProgressParams(params, this.features);
       if (bad) return this.fatal(bad);
@@ -610,11 +610,10 @@ export class TestHost {
     if (typeof requestId === "string" ? Buffer.byteLength(requestId) > 256 : readUnsigned64(frame, "id") === undefined) {
       return this.fatal(`${method} request id must be a u64 or a string of at most 256 bytes`);
     }
-    const key = idKey(requestId);
-    if (this.extensionIds.has(key)) return this.fatal(`extension request id ${String(frame.id)} reused`);
-    this.extensionIds.add(key);
+    if (this.extensionIds.has(requestId)) return this.fatal(`extension request id ${String(frame.id)} reused`);
+    this.extensionIds.add(requestId);
     if (this.extensionIds.size > MAX_EXTENSION_REQUEST_IDS) return this.fatal("more than 65,536 extension request ids in one generation");
-    this.outstandingExtension.add(key);
+    this.outstandingExtension.add(requestId);
     if (this.outstandingExtension.size > MAX_OUTSTANDING_EXTENSION_REQUESTS) return this.fatal("more than 128 outstanding extension requests");
     const violation = checkRequest(method, frame.params, this.manifest, this.features) ?? checkServiceRequest(method, frame.params);
     if (violation) return this.fatal(violation);
@@ -626,7 +625,7 @@ export class TestHost {
       if (!parent) {
         return this.replyToExtension(requestId, TestHost.errorReply(-32800, "parent request is no longer active", { parent_request_id: wireId(parentId) }));
       }
-      parent.children.add(key);
+      parent.children.add(requestId);
       const ownerBound = method === "artifact/publish" || method === "secret/get" || method.startsWith("agent/");
       if (ownerBound && parent.method !== "tool/call" && parent.method !== "command/execute") {
         return this.replyToExtension(requestId, TestHost.errorReply(-32002, `${method} requires a host-owned session context`));
@@ -661,9 +660,8 @@ export class TestHost {
 
   private replyToExtension(id: RequestId, value: unknown): void {
     if (value === NO_REPLY || this.exitCode !== undefined) return;
-    const key = idKey(id);
-    if (!this.outstandingExtension.has(key)) return;
-    this.outstandingExtension.delete(key);
+    if (!this.outstandingExtension.has(id)) return;
+    this.outstandingExtension.delete(id);
     const frame: Obj = { jsonrpc: "2.0", id: wireId(id) };
     if (typeof value === "object" && value !== null && ERROR_REPLY in value) {
       const e = value as unknown as { code: number; message: string; data?: unknown };

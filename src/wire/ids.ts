@@ -2,7 +2,9 @@ import { echoValue, rawNumber, readInteger } from "./json.ts";
 
 /**
  * A JSON-RPC request id. Integers beyond 2^53 are kept as `bigint` so that they
- * are echoed digit for digit; `7` and `"7"` are different ids.
+ * are echoed digit for digit; `7` and `"7"` are different ids. An id is its own
+ * Map/Set key: SameValueZero keeps `7` and `"7"` apart and matches equal bigints
+ * by value (integers are `number` up to 2^53 and `bigint` beyond, never both).
  */
 export type RequestId = number | bigint | string;
 
@@ -20,15 +22,6 @@ export function readId(message: Record<string, unknown>, key = "id"): IdRead {
   const integer = readInteger(message, key);
   if (integer !== undefined) return { kind: "valid", id: integer };
   return { kind: "invalid", echo: echoValue(message, key) };
-}
-
-/**
- * Map/Set key for an id. The id itself works: Map compares with SameValueZero,
- * so `7` and `"7"` stay distinct and equal bigints match by value (integers
- * are `number` up to 2^53 and `bigint` beyond, never both).
- */
-export function idKey(id: RequestId): RequestId {
-  return id;
 }
 
 /** The value to put in a frame for `id` (big integers as raw JSON digits). */
