@@ -5,7 +5,7 @@ import { isObject, pyStr } from "./results.ts";
 import type { JsonObject } from "./types.ts";
 
 /** Committed catalogs kept for revision-pinned calls (spec §8.7). */
-export const RETAINED_CATALOGS = 8;
+const RETAINED_CATALOGS = 8;
 /** Tools per mutation and per catalog (spec §7). */
 export const MAX_CATALOG_TOOLS = 256;
 

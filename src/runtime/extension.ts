@@ -37,7 +37,7 @@ import type {
 } from "./types.ts";
 import { checkContextEntry, checkStatusEntry, notificationParams } from "./validate.ts";
 import * as agents from "./agents.ts";
-import type { CatalogUpdate } from "./catalog.ts";
+import { type CatalogUpdate, MAX_CATALOG_TOOLS } from "./catalog.ts";
 import type { ProgressEvent } from "./progress.ts";
 import type { ToolEntry } from "./registry.ts";
 import * as services from "./services.ts";
@@ -452,7 +452,7 @@ export class Extension {
     try {
       const connection = this.requireInitialized();
       this.requireFeature("dynamic_tools");
-      if (!Array.isArray(names) || names.length < 1 || names.length > 256) throw new Error("unregister needs 1..256 tool names");
+      if (!Array.isArray(names) || names.length < 1 || names.length > MAX_CATALOG_TOOLS) throw new Error(`unregister needs 1..${MAX_CATALOG_TOOLS} tool names`);
       if (names.some((n) => typeof n !== "string" || n.trim() === "")) throw new Error("tool names must be non-blank strings");
       if (new Set(names).size !== names.length) throw new Error("tool names must be unique");
       return connection.catalog.mutate(
@@ -645,7 +645,7 @@ export interface DynamicToolDefinition {
 
 /** Argument checks for registerTools (spec §8.7): plain errors, nothing sent. */
 function checkDynamicDefinitions(definitions: DynamicToolDefinition[], api: ApiVersion): ToolEntry[] {
-  if (!Array.isArray(definitions) || definitions.length < 1 || definitions.length > 256) throw new Error("register needs 1..256 tool definitions");
+  if (!Array.isArray(definitions) || definitions.length < 1 || definitions.length > MAX_CATALOG_TOOLS) throw new Error(`register needs 1..${MAX_CATALOG_TOOLS} tool definitions`);
   const seen = new Set<string>();
   return definitions.map((definition) => {
     const staging = new Registry(api);

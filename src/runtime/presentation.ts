@@ -501,20 +501,6 @@ function collection(value: unknown, path: string, actionIds: ReadonlySet<string>
   }
 }
 
-function utf8Length(s: string): number {
-  let bytes = 0;
-  for (let i = 0; i < s.length; i++) {
-    const cp = s.charCodeAt(i);
-    if (cp < 0x80) bytes += 1;
-    else if (cp < 0x800) bytes += 2;
-    else if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < s.length) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
-  }
-  return bytes;
-}
-
 /**
  * Check a `presentation/update` snapshot against spec §6.7; `declaredCommands`
  * are the manifest's command names. Throws a plain `Error` on the first violation.
@@ -537,7 +523,7 @@ export function checkSnapshot(snapshot: unknown, declaredCommands: readonly stri
     actionIds = uniqueIds(list, "snapshot.actions", (item, p) => action(item, p, declaredCommands));
   }
   if (has(s, "collection")) collection(s.collection, "snapshot.collection", actionIds);
-  const size = utf8Length(JSON.stringify(s));
+  const size = Buffer.byteLength(JSON.stringify(s));
   if (size > MAX_SNAPSHOT_BYTES) fail("snapshot", `encoded size ${size} bytes exceeds ${MAX_SNAPSHOT_BYTES}`);
 }
 

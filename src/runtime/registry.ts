@@ -1,3 +1,4 @@
+import { MAX_CATALOG_TOOLS } from "./catalog.ts";
 import { checkOutputSchema } from "./structured.ts";
 import type {
   ApiVersion,
@@ -64,7 +65,7 @@ export class Registry {
     const name = nonBlank(definition.name, "tool name");
     nonBlank(definition.description, `tool \`${name}\` description`);
     if (this.tools.has(name)) throw new Error(`tool \`${name}\` is already registered`);
-    if (this.tools.size >= 256) throw new Error(`tool \`${name}\` would be the 257th; an extension declares at most 256 tools`);
+    if (this.tools.size >= MAX_CATALOG_TOOLS) throw new Error(`tool \`${name}\` would be the ${MAX_CATALOG_TOOLS + 1}th; an extension declares at most ${MAX_CATALOG_TOOLS} tools`);
     if (typeof handler !== "function") throw new Error(`tool \`${name}\` needs a handler function`);
     const parameters = definition.parameters ?? { type: "object" };
     if (!isPlainObject(parameters)) throw new Error(`tool \`${name}\` parameters must be a JSON Schema object`);

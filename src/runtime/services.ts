@@ -3,6 +3,7 @@ import type { RequestId } from "../wire/ids.ts";
 import type { CancellationToken } from "./cancellation.ts";
 import type { Connection } from "./connection.ts";
 import { isObject } from "./results.ts";
+import { canonicalJson } from "./structured.ts";
 import type { ApiVersion, JsonObject } from "./types.ts";
 
 /**
@@ -165,17 +166,4 @@ export async function getSecret(host: ServiceHost, name: string, options: { pare
     throw invalidReply("invalid secret lookup response");
   }
   return reply.value;
-}
-
-/** Key-sorted compact JSON (the host's canonical form for intents). */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (isObject(value)) {
-    return `{${Object.keys(value)
-      .sort()
-      .filter((k) => value[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
 }

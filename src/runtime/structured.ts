@@ -199,8 +199,8 @@ function validateNode(value: unknown, schema: unknown, path: string, depth: numb
   }
   const choices = kw("enum");
   if (Array.isArray(choices)) {
-    const key = canonical(value);
-    if (!choices.some((choice) => canonical(choice) === key)) return `${path}: not one of the enum values`;
+    const key = canonicalJson(value);
+    if (!choices.some((choice) => canonicalJson(choice) === key)) return `${path}: not one of the enum values`;
   }
 
   if (isNumeric(value)) {
@@ -292,7 +292,7 @@ function checkArray(value: unknown[], schema: Obj, path: string, depth: number, 
   if (uniqueItems === true) {
     const seen = new Map<string, number>();
     for (let i = 0; i < value.length; i++) {
-      const key = canonical(value[i]);
+      const key = canonicalJson(value[i]);
       const first = seen.get(key);
       if (first !== undefined) return `${path}: items ${first} and ${i} are equal (uniqueItems)`;
       seen.set(key, i);
@@ -337,20 +337,23 @@ function checkObject(value: Obj, schema: Obj, path: string, depth: number, run: 
 
 /** Deep JSON equality: object key order is irrelevant, `1` and `1.0` are equal, `1` and `true` are not. */
 function jsonEqual(a: unknown, b: unknown): boolean {
-  return canonical(a) === canonical(b);
+  return canonicalJson(a) === canonicalJson(b);
 }
 
-/** A canonical JSON text (sorted keys) used for equality and uniqueness. */
-function canonical(value: unknown): string {
+/**
+ * A canonical JSON text: keys sorted by UTF-16 code units, compact, members
+ * JSON would drop left out. Used for equality, uniqueness and intent sizes.
+ */
+export function canonicalJson(value: unknown): string {
   if (value === null || dropped(value)) return "null";
   if (typeof value === "bigint") {
     const asNumber = Number(value);
     return Number.isSafeInteger(asNumber) ? JSON.stringify(asNumber) : value.toString();
   }
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (typeof value === "object") {
     const members = entries(value as Obj).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
-    return `{${members.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+    return `{${members.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
   }
   return JSON.stringify(value) ?? "null";
 }
