@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { writeAtomic } from "./files.ts";
 import { gen } from "./gen.ts";
@@ -11,16 +11,15 @@ export interface BuildResult {
   executableBytes: number;
 }
 
-/** octet's entry-point staging cap (spec §1.5): the staged wrapper is far below it. */
-const STAGING_LIMIT = 64 * 1024 * 1024;
-
 /**
  * `octet-extension build`: a bundle octet can load with no Bun or Node
  * installed. octet copies only `[entrypoint].command` into a private
  * directory (≤ 64 MiB) and runs it with the workspace as cwd, while a compiled
  * Bun executable is ~100 MiB. So the entry point is a tiny `sh` wrapper that
  * execs the compiled executable from `OCTET_EXTENSION_DIR`; the executable is
- * built never to read `.env` or `bunfig.toml` from the workspace.
+ * built never to read `.env` or `bunfig.toml` from the workspace. Of the
+ * author's `[entrypoint]` only `env` is kept (command and args describe the
+ * development entry point).
  *
  * dist/NAME/{extension.toml, extension, NAME.bin}, dist/NAME-VERSION.tar.gz
  * (one root folder NAME) and dist/SHA256SUMS.
@@ -37,12 +36,16 @@ export async function build(dir: string, options: { requiresOctet?: string; log?
   mkdirSync(bundleDir, { recursive: true });
   const executable = join(bundleDir, `${manifest.name}.bin`);
   const bun = options.bun ?? process.execPath;
-  const base = ["build", "--compile", "--format=esm", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", manifest.sourceFile, "--outfile", executable];
+  const compile = (...extra: string[]) =>
+    Bun.spawnSync(
+      [bun, "build", "--compile", ...extra, "--format=esm", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", manifest.sourceFile, "--outfile", executable],
+      { cwd: manifest.dir, stdout: "pipe", stderr: "pipe" },
+    );
   log(`compiling ${relative(manifest.dir, manifest.sourceFile)} (bytecode)`);
-  let built = Bun.spawnSync([bun, ...base.slice(0, 2), "--bytecode", ...base.slice(2)], { cwd: manifest.dir, stdout: "pipe", stderr: "pipe" });
+  let built = compile("--bytecode");
   if (built.exitCode !== 0) {
     log("bytecode compilation failed; compiling without bytecode");
-    built = Bun.spawnSync([bun, ...base], { cwd: manifest.dir, stdout: "pipe", stderr: "pipe" });
+    built = compile();
   }
   if (built.exitCode !== 0) throw new Error(`bun build --compile failed:\n${built.stderr.toString()}`);
   const wrapper = join(bundleDir, "extension");
@@ -56,7 +59,6 @@ export async function build(dir: string, options: { requiresOctet?: string; log?
     ].join("\n"),
     0o755,
   );
-  if (statSync(wrapper).size > STAGING_LIMIT) throw new Error("entry point exceeds octet's 64 MiB staging limit");
   writeAtomic(join(bundleDir, "extension.toml"), renderHostManifest(manifest, { command: "extension", args: [], env: manifest.entrypoint?.env ?? {} }));
   const archive = join(dist, `${manifest.name}-${manifest.version}.tar.gz`);
   log(`packing ${relative(manifest.dir, archive)}`);
@@ -66,6 +68,5 @@ export async function build(dir: string, options: { requiresOctet?: string; log?
     (file) => `${new Bun.CryptoHasher("sha256").update(readFileSync(file)).digest("hex")}  ${relative(dist, file)}`,
   );
   writeAtomic(join(dist, "SHA256SUMS"), sums.join("\n") + "\n");
-  if (!existsSync(executable)) throw new Error("the compiled executable is missing");
   return { bundleDir, archive, executableBytes: statSync(executable).size };
 }

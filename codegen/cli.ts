@@ -40,8 +40,12 @@ async function main(argv: string[]): Promise<number> {
           console.error(`stale: ${report.changed.join(", ")} — run \`bun run gen\``);
           return 1;
         }
+        if (report.orphans.length > 0) {
+          console.error(`orphan handlers: ${report.orphans.join(", ")} — declare them in manifest.toml or delete them`);
+          return 1;
+        }
         console.error("generated files are up to date");
-        return report.orphans.length > 0 ? 1 : 0;
+        return 0;
       }
       for (const stub of report.added) console.error(`added stub for ${stub}`);
       console.error(report.changed.length > 0 ? `wrote ${report.changed.join(", ")}` : "nothing to change");

@@ -26,11 +26,11 @@ export async function gen(dir: string, options: { check?: boolean; log?: (messag
   const manifest = loadAuthorManifest(dir);
   const outputs = new Map<string, { text: string; mode?: number }>();
   outputs.set(join(manifest.dir, "extension.toml"), { text: renderHostManifest(manifest) });
-  if (manifest.tools.length > 32) log(`generating types for ${manifest.tools.length} tools`);
   outputs.set(manifest.generatedFile, { text: await renderGeneratedModule(manifest, manifest.tools.length > 32 ? log : undefined) });
   const current = readIfExists(manifest.sourceFile);
-  const update = updateSource(manifest, current ?? initialSource(manifest));
-  if (current === undefined || update.text !== undefined) outputs.set(manifest.sourceFile, { text: update.text ?? initialSource(manifest) });
+  const base = current ?? initialSource(manifest);
+  const update = updateSource(manifest, base);
+  if (current === undefined || update.text !== undefined) outputs.set(manifest.sourceFile, { text: update.text ?? base });
   if (!manifest.entrypoint) {
     const wrapper = join(manifest.dir, DEV_ENTRYPOINT.command);
     if (readIfExists(wrapper) === undefined) outputs.set(wrapper, { text: devWrapper(relative(manifest.dir, manifest.sourceFile)), mode: 0o755 });

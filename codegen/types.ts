@@ -18,8 +18,9 @@ export function argTypeNames(names: string[]): Map<string, string> {
       .filter(Boolean)
       .map((part) => part[0]!.toUpperCase() + part.slice(1))
       .join("");
-    let candidate = `${/^[0-9]/.test(base) ? "T" : ""}${base || "Tool"}Args`;
-    for (let i = 2; used.has(candidate); i++) candidate = `${base}Args${i}`;
+    const stem = `${/^[0-9]/.test(base) ? "T" : ""}${base || "Tool"}Args`;
+    let candidate = stem;
+    for (let i = 2; used.has(candidate); i++) candidate = `${stem}${i}`;
     used.add(candidate);
     out.set(name, candidate);
   }

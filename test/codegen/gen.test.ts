@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gen, loadAuthorManifest, ManifestError, SourceError } from "../../codegen/index.ts";
+import { argTypeNames } from "../../codegen/types.ts";
 import { project, typecheck, WEATHER } from "./helpers.ts";
 
 const read = (dir: string, file: string) => readFileSync(join(dir, file), "utf8");
@@ -79,6 +80,14 @@ describe("octet-extension gen", () => {
     expect(removed.orphans).toEqual(["tools.get_forecast", "tools.alerts"]);
     expect(read(dir, "src/extension.ts")).toContain(body);
     expect(logs.join("\n")).toContain("handler `tools.get_forecast` in src/extension.ts has no declaration in manifest.toml");
+    const cli = Bun.spawnSync([process.execPath, join(import.meta.dir, "../../codegen/cli.ts"), "check"], { cwd: dir, stderr: "pipe" });
+    expect(cli.exitCode).toBe(1);
+    expect(cli.stderr.toString()).toContain("orphan handlers: tools.get_forecast, tools.alerts");
+    expect(cli.stderr.toString()).not.toContain("up to date");
+  });
+
+  test("argument type names stay valid identifiers when names clash", () => {
+    expect([...argTypeNames(["_1", "__1", "get_x", "get-x", "-", "_"]).values()]).toEqual(["T1Args", "T1Args2", "GetXArgs", "GetXArgs2", "ToolArgs", "ToolArgs2"]);
   });
 
   test("--check reports stale files and writes nothing", async () => {
