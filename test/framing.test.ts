@@ -112,7 +112,7 @@ describe("framing and malformed input (spec §1.1, §1.2, §8.3)", () => {
     expect(await host.shutdown()).toBe(0);
   });
 
-  test("a final line without LF is processed at EOF; a truncated one gets -32700; exit status 0", async () => {
+  test("a final line without LF is processed at EOF (up to exactly 1 MiB); a truncated or oversize one gets -32700; exit status 0", async () => {
     const host = await ready();
     host.sendRaw('{"jsonrpc":"2.0","id":80,"method":"tool/call","params":{"name":"echo","arguments":{"text":"last"}}}', { newline: false });
     expect(await host.closeStdin()).toBe(0);
@@ -122,6 +122,17 @@ describe("framing and malformed input (spec §1.1, §1.2, §8.3)", () => {
     cut.sendRaw('{"jsonrpc":"2.0","id":81,"method":"tool/ca', { newline: false });
     expect(await cut.closeStdin()).toBe(0);
     expect(cut.extensionFrames().at(-1)).toMatchObject({ id: null, error: { code: -32700 } });
+
+    const exact = await ready();
+    exact.sendRaw(paddedCall(82, LIMIT), { newline: false });
+    expect(await exact.closeStdin()).toBe(0);
+    expect(exact.extensionFrames().find((f) => f.id === 82)?.result).toMatchObject({ content: "pad" });
+
+    const over = await ready();
+    over.sendRaw(paddedCall(83, LIMIT + 1), { newline: false });
+    expect(await over.closeStdin()).toBe(0);
+    expect(over.extensionFrames().at(-1)).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "JSON-RPC message exceeds 1048576 bytes" } });
+    expect(over.extensionFrames().some((f) => f.id === 83)).toBe(false);
   });
 
   test("stray writes by user code (console, process.stdout, Bun.write, child processes) never reach stdout", async () => {

@@ -515,6 +515,7 @@ export class TestHost {
       return this.fatal(`non-JSON on stdout: ${text.slice(0, 200)}`);
     }
     if (typeof frame !== "object" || frame === null || Array.isArray(frame)) return this.fatal(`stdout frame is not an object: ${text.slice(0, 200)}`);
+    if (/\\u[dD][89a-fA-F]/.test(text) && !wellFormed(frame)) return this.fatal(`unpaired UTF-16 surrogate escape on stdout (octet's parser rejects it): ${text.slice(0, 200)}`);
     const f = frame as Obj;
     const entry: TranscriptEntry = { from: "extension", text, frame: f };
     this.transcript.push(entry);
@@ -671,4 +672,12 @@ export class TestHost {
     }
     this.writeLine(encodeFrame(frame, Number.MAX_SAFE_INTEGER));
   }
+}
+
+/** No string (member name or value) holds an unpaired surrogate. */
+function wellFormed(value: unknown): boolean {
+  if (typeof value === "string") return value.isWellFormed();
+  if (Array.isArray(value)) return value.every(wellFormed);
+  if (typeof value === "object" && value !== null) return Object.entries(value).every(([k, v]) => k.isWellFormed() && wellFormed(v));
+  return true;
 }

@@ -65,7 +65,7 @@ describe("conformance fixture: dynamic tool catalogs (4.4; spec §8.7, §10 70�
     expect(await host.shutdown()).toBe(0);
   });
 
-  test("local refusals: more than 256 per request or per catalog, duplicates — nothing is sent", async () => {
+  test("local refusals: a catalog over 256 tools, duplicate names — nothing is sent (per-request counts: unit/helpers)", async () => {
     const host = await fixture(V02, catalogOffer);
     // 23 bootstrap tools + 233 = 256, the catalog cap; one more is refused locally.
     expect(await host.callTool("register", { prefix: "bulk_", count: 233 })).toMatchObject({ is_error: false });

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { decodeLine } from "../../src/wire/decode.ts";
+import { encodeFrame, encodeProgressFrame, encodeWireFrame, FrameEncodeError } from "../../src/wire/encode.ts";
 import { LineSplitter, lineBytes, type SplitEvent } from "../../src/wire/line-splitter.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -48,4 +49,38 @@ describe("line splitting and decoding (src/wire)", () => {
 test("a real U+FFFD in valid input is kept; only invalid bytes are refused", () => {
   expect(decodeLine([bytes('{"t":"a\uFFFDb"}')])).toEqual({ ok: true, value: { t: "a\uFFFDb" } });
   expect(decodeLine([new Uint8Array([0x22, 0xff, 0x22])]).ok).toBe(false);
+});
+
+describe("outbound limit with multi-byte text (src/wire/encode.ts)", () => {
+  const LIMIT = 1_048_576;
+  const size = (line: string | Uint8Array) => (typeof line === "string" ? Buffer.byteLength(line) : line.length);
+  /** `text` of `bytes` UTF-8 bytes: euro signs (3 bytes, 1 UTF-16 unit) padded with ASCII. */
+  const textOf = (bytes: number) => "€".repeat(Math.floor(bytes / 3)) + "x".repeat(bytes % 3);
+
+  test("a reply of exactly the limit incl. LF is written by every encoder; one byte more is refused", () => {
+    const reply = (text: string) => ({ jsonrpc: "2.0", id: 7, result: { content: text } });
+    const overhead = size(encodeFrame(reply("")));
+    const exact = reply(textOf(LIMIT - overhead));
+    expect(size(encodeFrame(exact))).toBe(LIMIT);
+    expect(size(encodeWireFrame(exact))).toBe(LIMIT);
+    const over = reply(textOf(LIMIT - overhead + 1));
+    expect(() => encodeFrame(over)).toThrow(FrameEncodeError);
+    expect(() => encodeWireFrame(over)).toThrow(new FrameEncodeError(`JSON-RPC message exceeds ${LIMIT} bytes`));
+  });
+
+  test("$/progress (spliced envelope): exactly the limit is written and is the frame JSON would give; one byte more is refused", () => {
+    const event = (message: string) => ({ type: "status", message });
+    const overhead = size(encodeProgressFrame(2n ** 60n, 3, event("")));
+    const exact = encodeProgressFrame(2n ** 60n, 3, event(textOf(LIMIT - overhead)));
+    expect(size(exact)).toBe(LIMIT);
+    const text = new TextDecoder().decode(exact as Uint8Array);
+    expect(text.endsWith("\n")).toBe(true);
+    expect(JSON.parse(text)).toEqual({
+      jsonrpc: "2.0",
+      method: "$/progress",
+      params: { request_id: 2 ** 60, sequence: 3, event: { type: "status", message: textOf(LIMIT - overhead) } },
+    });
+    expect(text).toContain('"request_id":1152921504606846976,');
+    expect(() => encodeProgressFrame(2n ** 60n, 3, event(textOf(LIMIT - overhead + 1)))).toThrow(FrameEncodeError);
+  });
 });

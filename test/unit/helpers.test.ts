@@ -255,6 +255,26 @@ describe("review fixes (API 0.2)", () => {
     expect(spawn.params.policy).toEqual({ tools: ["read"], max_depth: 1, max_concurrent_children: 1, max_turns: null, max_tokens: null, max_cost_microdollars: null, max_output_bytes: 512, timeout_ms: null });
   });
 
+  test("catalog mutations carry 1..256 entries: 0 and 257 are refused locally, 256 is sent", async () => {
+    const results: string[] = [];
+    const names = (n: number) => Array.from({ length: n }, (_, i) => `n${i}`);
+    const h = await inProcess(
+      (ext) =>
+        ext.tool({ name: "m", description: "d" }, async () => {
+          results.push(await outcome(() => ext.registerTools([])));
+          results.push(await outcome(() => ext.unregisterTools([])));
+          results.push(await outcome(() => ext.unregisterTools(names(257))));
+          void ext.unregisterTools(names(256)).catch(() => undefined);
+          return "done";
+        }),
+      { features: ["dynamic_tools"] },
+    );
+    await h.callTool("m");
+    expect(results).toEqual(["arg: register needs 1..256 tool definitions", "arg: unregister needs 1..256 tool names", "arg: unregister needs 1..256 tool names"]);
+    const sent = h.frames.filter((f) => f.method === "tools/register" || f.method === "tools/unregister");
+    expect(sent.map((f) => [f.method, f.params.names.length])).toEqual([["tools/unregister", 256]]);
+  });
+
   test("a 257th tool is refused at registration", () => {
     const { Extension } = require("octet-extension") as typeof import("octet-extension");
     const ext = new Extension({ apiVersion: "0.2", handleUncaught: false });
