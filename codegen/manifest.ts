@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
+import { API02_HOOKS, LEGACY_HOOKS } from "../src/runtime/registry.ts";
 import { checkOutputSchema } from "../src/runtime/structured.ts";
+import { ENV_NAME, IDENT, NAME, SEMVER } from "../src/testing/manifest.ts";
 
 /**
  * `manifest.toml`: what the author edits (docs/manifest.md). The host's fields
@@ -57,13 +59,9 @@ export class ManifestError extends Error {
   }
 }
 
-const NAME = /^[a-z][a-z0-9-]{0,63}$/;
-const IDENT = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 const SEMVER_REQ = /^\s*(?:[=^~<>]=?|)\s*v?\d+(?:\.\d+){0,2}(?:-[0-9A-Za-z.-]+)?(?:\s*,?\s*(?:[=^~<>]=?)\s*\d+(?:\.\d+){0,2})*\s*$/;
-const HOOKS_01 = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"];
-const HOOKS_02 = ["provider_retry", "before_persistence", "post_mutation"];
+const HOOKS_01: readonly string[] = LEGACY_HOOKS;
+const HOOKS_02: readonly string[] = API02_HOOKS;
 const TOP = ["name", "version", "api_version", "requires_octet", "description", "entrypoint", "capabilities", "contributes", "runtime", "tools", "commands", "source"];
 const CONTRIBUTES = ["hooks", "ui", "context", "tool_renderers", "notifications", "confirmations", "presentation", "menu"];
 

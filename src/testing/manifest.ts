@@ -1,5 +1,6 @@
 import { readFileSync, statSync, lstatSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { API02_HOOKS as API02, LEGACY_HOOKS as LEGACY } from "../runtime/registry.ts";
 
 /** The parts of `extension.toml` the test host uses (spec §2). */
 export interface HostManifest {
@@ -27,12 +28,13 @@ export interface HostManifest {
   dir: string;
 }
 
-const NAME = /^[a-z][a-z0-9-]{0,63}$/;
-const IDENT = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
-const LEGACY_HOOKS = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"];
-const API02_HOOKS = ["provider_retry", "before_persistence", "post_mutation"];
+/** Name rules octet applies to `extension.toml` (shared with codegen's manifest.toml checks). */
+export const NAME = /^[a-z][a-z0-9-]{0,63}$/;
+export const IDENT = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+const LEGACY_HOOKS: readonly string[] = LEGACY;
+const API02_HOOKS: readonly string[] = API02;
 const TOP_KEYS = ["name", "version", "api_version", "requires_octet", "description", "entrypoint", "capabilities", "contributes", "runtime"];
 
 /** A manifest the host would refuse to load. */
