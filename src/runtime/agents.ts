@@ -89,9 +89,11 @@ function reply(value: unknown, check: (v: JsonObject) => boolean, method: string
   return value;
 }
 
-async function send(host: ServiceHost, method: string, params: JsonObject, parentRequestId: RequestId | undefined): Promise<unknown> {
+/** Gate (initialized, `agent_sessions`, then `features`), resolve the parent, send. */
+async function send(host: ServiceHost, method: string, params: JsonObject, parentRequestId: RequestId | undefined, features: string[] = []): Promise<unknown> {
   const connection = host.initialized();
   host.requireFeature("agent_sessions");
+  for (const feature of features) host.requireFeature(feature);
   params.parent_request_id = host.parent(parentRequestId);
   return connection.hostRequests!.request(method, params, host.token());
 }
@@ -120,13 +122,10 @@ export async function spawnAgent(host: ServiceHost, options: SpawnAgentOptions):
     timeout_ms: range("timeout_ms", options.timeoutMs, 5_000, 86_400_000, true),
   };
   if (options.modelSelection !== undefined) policy.model_selection = checkSelection(options.modelSelection);
-  host.initialized();
-  host.requireFeature("agent_sessions");
-  if (options.modelSelection !== undefined) host.requireFeature("agent_model_selection_v1");
   const params: JsonObject = { task_name: options.taskName, message: text, idempotency_key: key, policy };
   if (options.profile !== undefined) params.profile = options.profile;
   if (options.fingerprint !== undefined) params.fingerprint = options.fingerprint;
-  const result = await send(host, "agent/spawn", params, options.parentRequestId);
+  const result = await send(host, "agent/spawn", params, options.parentRequestId, options.modelSelection === undefined ? [] : ["agent_model_selection_v1"]);
   return reply(result, (v) => typeof v.agent_id === "string", "agent/spawn");
 }
 
@@ -169,8 +168,5 @@ export async function listAgentModels(host: ServiceHost, options: { query?: stri
   const limit = options.limit ?? 50;
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new Error("agent model limit must be an integer in 1..100");
   params.limit = limit;
-  host.initialized();
-  host.requireFeature("agent_sessions");
-  host.requireFeature("agent_model_selection_v1");
-  return reply(await send(host, "agent/models", params, options.parentRequestId), (v) => Array.isArray(v.models), "agent/models");
+  return reply(await send(host, "agent/models", params, options.parentRequestId, ["agent_model_selection_v1"]), (v) => Array.isArray(v.models), "agent/models");
 }
