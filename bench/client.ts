@@ -56,3 +56,9 @@ export class BenchClient {
     await this.proc.exited;
   }
 }
+
+/** The middle value (upper middle for an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}

@@ -1,13 +1,13 @@
 /**
  * Author-tooling figures for `bun run bench`: gen time for 1, 32 and 256
  * tools, build time and bundle size, and the built bundle's cold start against
- * the dev entry point (`bun` running the TypeScript source).
+ * `bun` running the TypeScript source directly (as the dev entry point does).
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build, gen } from "../codegen/index.ts";
-import { BenchClient } from "./client.ts";
+import { BenchClient, median } from "./client.ts";
 
 const REPO = new URL("../", import.meta.url).pathname;
 
@@ -28,7 +28,6 @@ function project(tools: number): string {
   return dir;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function coldStart(argv: string[], env: Record<string, string>): Promise<number> {
   const samples: number[] = [];

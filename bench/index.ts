@@ -2,7 +2,8 @@
  * `npm run bench`: the SDK runtime against a raw hand-written Bun responder
  * (the floor), measured in the same run. Figures and ratios; not a test.
  */
-import { BenchClient } from "./client.ts";
+import { compileStandalone } from "../codegen/build.ts";
+import { BenchClient, median } from "./client.ts";
 import { codegenBench } from "./codegen.ts";
 
 import { mkdtempSync, rmSync } from "node:fs";
@@ -10,15 +11,11 @@ import { tmpdir } from "node:os";
 
 const here = new URL(".", import.meta.url).pathname;
 const taskset = Bun.which("taskset");
-const bun = process.execPath;
-// Both subjects are measured as shipped: standalone executables from
-// `bun build --compile --bytecode --minify` (see docs/performance.md).
+// Both subjects are measured as shipped: standalone executables built the way
+// `octet-extension build` builds them (see docs/performance.md).
 const out = mkdtempSync(`${tmpdir()}/octet-bench-`);
 for (const name of ["floor-extension", "sdk-extension"]) {
-  const build = Bun.spawnSync(
-    [bun, "build", "--compile", "--bytecode", "--format=esm", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", `${here}${name}.ts`, "--outfile", `${out}/${name}`],
-    { stdout: "pipe", stderr: "pipe" },
-  );
+  const build = compileStandalone(`${here}${name}.ts`, `${out}/${name}`, { bytecode: true });
   if (build.exitCode !== 0) throw new Error(`compiling ${name} failed: ${build.stderr.toString()}`);
 }
 const subjects = {
@@ -49,7 +46,7 @@ async function measure(argv: string[], api: Api): Promise<Figures> {
 
   const c = new BenchClient(argv, api);
   await c.initialize();
-  // Every workload below runs once untimed first (steady state, for both subjects).
+  // Every workload below runs a smaller untimed warm-up first (steady state, for both subjects).
   // Pipelined: keep 64 in flight.
   let rejected = 0;
   const pipelined = async (total: number) => {
@@ -123,11 +120,6 @@ function medians(all: Figures[]): Figures {
   return out;
 }
 
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
-
 type Row = [string, keyof Figures, "lower" | "higher", number | undefined];
 
 /** The issue's targets per API version (sdk/floor ratios). */
@@ -156,7 +148,7 @@ console.log(`octet-extension bench — Bun ${Bun.version}, ${navigator.hardwareC
 let missed = 0;
 for (const api of ["0.1", "0.2"] as const) {
   const [floorCold, sdkCold] = await coldStarts([subjects.floor, subjects.sdk], api);
-  // Five fresh processes per subject, interleaved; each figure is the median of the five
+  // Five rounds of fresh processes per subject, interleaved; each figure is the median of the five
   // (peak RSS in particular depends on when the collector happens to run).
   const runs: { floor: Figures[]; sdk: Figures[] } = { floor: [], sdk: [] };
   for (let i = 0; i < ROUNDS; i++) {

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
 import { join, relative } from "node:path";
 import { writeAtomic } from "./files.ts";
 import { gen } from "./gen.ts";
-import { renderHostManifest } from "./host-manifest.ts";
+import { DEV_ENTRYPOINT, renderHostManifest } from "./host-manifest.ts";
 import { loadAuthorManifest } from "./manifest.ts";
 
 export interface BuildResult {
@@ -35,17 +35,12 @@ export async function build(dir: string, options: { requiresOctet?: string; log?
   rmSync(bundleDir, { recursive: true, force: true });
   mkdirSync(bundleDir, { recursive: true });
   const executable = join(bundleDir, `${manifest.name}.bin`);
-  const bun = options.bun ?? process.execPath;
-  const compile = (...extra: string[]) =>
-    Bun.spawnSync(
-      [bun, "build", "--compile", ...extra, "--format=esm", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", manifest.sourceFile, "--outfile", executable],
-      { cwd: manifest.dir, stdout: "pipe", stderr: "pipe" },
-    );
+  const compile = (bytecode: boolean) => compileStandalone(manifest.sourceFile, executable, { bytecode, cwd: manifest.dir, bun: options.bun });
   log(`compiling ${relative(manifest.dir, manifest.sourceFile)} (bytecode)`);
-  let built = compile("--bytecode");
+  let built = compile(true);
   if (built.exitCode !== 0) {
     log("bytecode compilation failed; compiling without bytecode");
-    built = compile();
+    built = compile(false);
   }
   if (built.exitCode !== 0) throw new Error(`bun build --compile failed:\n${built.stderr.toString()}`);
   const wrapper = join(bundleDir, "extension");
@@ -59,7 +54,7 @@ export async function build(dir: string, options: { requiresOctet?: string; log?
     ].join("\n"),
     0o755,
   );
-  writeAtomic(join(bundleDir, "extension.toml"), renderHostManifest(manifest, { command: "extension", args: [], env: manifest.entrypoint?.env ?? {} }));
+  writeAtomic(join(bundleDir, "extension.toml"), renderHostManifest(manifest, { ...DEV_ENTRYPOINT, env: manifest.entrypoint?.env ?? {} }));
   const archive = join(dist, `${manifest.name}-${manifest.version}.tar.gz`);
   log(`packing ${relative(manifest.dir, archive)}`);
   const packed = Bun.spawnSync(["tar", "-czf", archive, "-C", dist, manifest.name], { stdout: "pipe", stderr: "pipe" });
@@ -69,4 +64,18 @@ export async function build(dir: string, options: { requiresOctet?: string; log?
   );
   writeAtomic(join(dist, "SHA256SUMS"), sums.join("\n") + "\n");
   return { bundleDir, archive, executableBytes: statSync(executable).size };
+}
+
+/**
+ * `bun build --compile` as shipped: minified ESM that never reads the
+ * workspace's `.env` or `bunfig.toml` at run time (also used by the benchmark).
+ */
+export function compileStandalone(entry: string, outfile: string, options: { bytecode: boolean; cwd?: string; bun?: string }) {
+  const bytecode = options.bytecode ? ["--bytecode"] : [];
+  const flags = ["--format=esm", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig"];
+  return Bun.spawnSync([options.bun ?? process.execPath, "build", "--compile", ...bytecode, ...flags, entry, "--outfile", outfile], {
+    cwd: options.cwd,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
 }

@@ -12,7 +12,7 @@ export async function call(dir: string, args: string[], print: (line: string) =>
     print("usage: octet-extension call TOOL [JSON] | call /COMMAND [ARGS...]");
     return 2;
   }
-  const host = await TestHost.start(resolve(dir), { workspace: process.cwd(), strictStderr: true });
+  const host = await TestHost.start(resolve(dir), { workspace: process.cwd() });
   let failed = false;
   try {
     await host.initialize();

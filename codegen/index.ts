@@ -1,5 +1,5 @@
 /** octet-extension/codegen: the author tooling behind `octet-extension gen | check | build | call`. */
-export { gen, devWrapper, type GenReport } from "./gen.ts";
+export { gen, type GenReport } from "./gen.ts";
 export { build, type BuildResult } from "./build.ts";
 export { call } from "./call.ts";
 export { loadAuthorManifest, ManifestError, type AuthorManifest, type ToolSpec, type CommandSpec } from "./manifest.ts";

@@ -99,7 +99,13 @@ export class Extension {
     this.apiVersion = resolveApiVersion(options.apiVersion, this.log);
     if (options.handleUncaught !== false) installErrorLogging(this.log);
     this.registry = new Registry(this.apiVersion);
-    (this.services as { api: ApiVersion }).api = this.apiVersion;
+    this.services = {
+      api: this.apiVersion,
+      initialized: () => this.requireInitialized(),
+      requireFeature: (feature) => this.requireFeature(feature),
+      parent: (explicit) => this.parentFor(explicit),
+      token: () => currentScope()?.token,
+    };
     const supported = options.supportedFeatures ?? [...SUPPORTED_FEATURES];
     const unknown = supported.filter((f) => !(SUPPORTED_FEATURES as readonly string[]).includes(f));
     if (unknown.length > 0) throw new Error(`unsupported API 0.2 features: ${unknown.join(", ")}`);
@@ -571,13 +577,7 @@ export class Extension {
   }
 
   /** The seam the service modules use (not public API). */
-  private readonly services: services.ServiceHost = {
-    api: "0.1",
-    initialized: () => this.requireInitialized(),
-    requireFeature: (feature) => this.requireFeature(feature),
-    parent: (explicit) => this.parentFor(explicit),
-    token: () => currentScope()?.token,
-  };
+  private readonly services: services.ServiceHost;
 
   protected requireInitialized(): Connection {
     const connection = this.connection;
@@ -647,8 +647,8 @@ export interface DynamicToolDefinition {
 function checkDynamicDefinitions(definitions: DynamicToolDefinition[], api: ApiVersion): ToolEntry[] {
   if (!Array.isArray(definitions) || definitions.length < 1 || definitions.length > MAX_CATALOG_TOOLS) throw new Error(`register needs 1..${MAX_CATALOG_TOOLS} tool definitions`);
   const seen = new Set<string>();
+  const staging = new Registry(api);
   return definitions.map((definition) => {
-    const staging = new Registry(api);
     if (!definition || typeof definition !== "object") throw new Error("a tool definition must be an object");
     for (const key of Object.keys(definition)) {
       if (!["name", "description", "parameters", "outputSchema", "handler"].includes(key)) throw new Error(`tool definition has unknown field ${key}`);

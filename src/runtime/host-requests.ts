@@ -85,13 +85,7 @@ export class HostRequests {
 
   /** Send an already encoded frame (for the hot `$/progress` path). */
   sendEncoded(encode: () => WireLine): Promise<void> {
-    let line: WireLine;
-    try {
-      line = encode();
-    } catch (error) {
-      throw new RpcError(ErrorCode.InternalError, (error as Error).message);
-    }
-    return this.writer.write(line);
+    return this.writer.write(encoded(encode));
   }
 
   /** Route a host response; false when no request is waiting for it. */
@@ -131,13 +125,8 @@ export class HostRequests {
     for (const resolve of this.slotWaiters.splice(0)) resolve();
   }
 
-  /** Encode a frame; too large or unserializable is a `-32603` (spec §5, §8.6), nothing written. */
   private encode(frame: JsonObject): WireLine {
-    try {
-      return encodeWireFrame(frame, this.maxMessageBytes);
-    } catch (error) {
-      throw new RpcError(ErrorCode.InternalError, (error as Error).message);
-    }
+    return encoded(() => encodeWireFrame(frame, this.maxMessageBytes));
   }
 
   get size(): number {
@@ -148,5 +137,14 @@ export class HostRequests {
     const existed = this.outstanding.delete(key);
     if (existed) this.slotWaiters.shift()?.();
     return existed;
+  }
+}
+
+/** Run an encoder; too large or unserializable is a `-32603` (spec §5, §8.6), nothing written. */
+function encoded(encode: () => WireLine): WireLine {
+  try {
+    return encode();
+  } catch (error) {
+    throw new RpcError(ErrorCode.InternalError, (error as Error).message);
   }
 }

@@ -22,6 +22,9 @@ export const SUPPORTED_FEATURES = [
 ] as const;
 export type Feature = (typeof SUPPORTED_FEATURES)[number];
 
+/** Features that build on another: never advertised without it (the host rejects that). */
+const FEATURE_NEEDS: Readonly<Record<string, string>> = { approvals: "policy_intents", progress_decoration: "request_progress", agent_model_selection_v1: "agent_sessions" };
+
 /** What a successful initialize established. */
 export interface Session {
   api: ApiVersion;
@@ -83,9 +86,7 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
       seen.add(feature);
       features.push(feature);
     }
-    // Never advertise a feature without the one it builds on (the host rejects it).
-    const needs: Record<string, string> = { approvals: "policy_intents", progress_decoration: "request_progress", agent_model_selection_v1: "agent_sessions" };
-    features = features.filter((f) => needs[f] === undefined || seen.has(needs[f]!));
+    features = features.filter((f) => FEATURE_NEEDS[f] === undefined || seen.has(FEATURE_NEEDS[f]!));
     if (seen.has("lifecycle_events")) lifecycleEvents = [...registry.lifecycle.keys()].sort();
   }
 

@@ -290,18 +290,13 @@ function blockedIpv4(o: readonly number[]): boolean {
     (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || a >= 224;
 }
 
-/** Parse an IPv6 literal (without brackets) into eight 16-bit groups, or `undefined`. */
+/**
+ * Parse an IPv6 literal (without brackets) into eight 16-bit groups, or
+ * `undefined`. Input is a WHATWG URL hostname, which is always serialized as
+ * hex groups (`[::ffff:127.0.0.1]` becomes `[::ffff:7f00:1]`), never dotted.
+ */
 function ipv6(host: string): number[] | undefined {
-  let text = host;
-  const tail: number[] = [];
-  const dotted = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const v4 = ipv4(dotted[2] ?? "");
-    if (!v4) return undefined;
-    tail.push(((v4[0] ?? 0) << 8) | (v4[1] ?? 0), ((v4[2] ?? 0) << 8) | (v4[3] ?? 0));
-    text = `${dotted[1]}0`; // placeholder group, replaced by `tail`
-  }
-  const halves = text.split("::");
+  const halves = host.split("::");
   if (halves.length > 2) return undefined;
   const groups = (s: string | undefined): number[] | undefined => {
     if (s === undefined || s === "") return [];
@@ -323,7 +318,6 @@ function ipv6(host: string): number[] | undefined {
   } else {
     all = head;
   }
-  if (tail.length > 0) all = [...all.slice(0, -1), ...tail];
   return all.length === 8 ? all : undefined;
 }
 

@@ -3,7 +3,7 @@
  * (spec §6.3), validation of `structured_content` against it, and the result
  * size/shape bounds for `structured_content` and `metadata` (spec §3.2, §7).
  *
- * Self-contained: no imports, so the test host can reuse it unchanged.
+ * No imports: results.ts builds on it and codegen reuses it for manifest schemas.
  */
 
 /** Maximum nesting of schema nodes (the root schema is level 1). */
