@@ -48,6 +48,24 @@ describe("shutdown (spec §3.8, §8.8)", () => {
     expect(frames[ack]!.result).toEqual({});
   });
 
+  test("drain_timeout_ms only shortens the 2 s budget; 1.0, \"0\" and -1 are not non-negative integers and are ignored", async () => {
+    const longer = await ready();
+    longer.sendRaw(call(10, "hold", { ms: 2_600 }));
+    longer.sendRaw('{"jsonrpc":"2.0","id":90,"method":"shutdown","params":{"drain_timeout_ms":60000}}');
+    expect(await longer.exited).toBe(0);
+    expect(longer.extensionFrames().find((f) => f.id === 10)!.error).toEqual({ code: -32800, message: "request cancelled", data: { reason: "shutdown" } });
+    await Promise.all(
+      ["1.0", '"0"', "-1"].map(async (value) => {
+        const host = await ready();
+        host.sendRaw(call(10, "hold", { ms: 400 }));
+        host.sendRaw(`{"jsonrpc":"2.0","id":90,"method":"shutdown","params":{"drain_timeout_ms":${value}}}`);
+        expect(await host.exited).toBe(0);
+        expect(host.extensionFrames().find((f) => f.id === 10)!.result).toMatchObject({ content: "held 400" });
+        expect(host.extensionFrames().find((f) => f.id === 90)!.result).toEqual({});
+      }),
+    );
+  });
+
   test("a stuck handler cannot hold shutdown beyond budget + grace; it still gets exactly one -32800", async () => {
     const host = await ready();
     host.sendRaw(call(10, "stuck", { ms: 20_000 }));

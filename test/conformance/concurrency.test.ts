@@ -21,6 +21,21 @@ describe("conformance fixture: concurrency, admission, cancellation (R4–R6; sp
     expect(await host.shutdown()).toBe(0);
   });
 
+  test("lifecycle callbacks share the 16 admission slots: with all taken one is dropped with a warning, never run", async () => {
+    const host = await fixture();
+    host.sendRaw(Array.from({ length: 16 }, (_, i) => call(200 + i, "slow", { ms: 300 })).join("\n"));
+    host.lifecycle("turn/started", { session_id: "s", run_id: "r", turn_id: "dropped" });
+    for (let i = 0; i < 16; i++) expect((await host.waitForReply(200 + i)).result).toEqual(text("slow:300"));
+    host.lifecycle("turn/started", { session_id: "s", run_id: "r", turn_id: "kept" });
+    const log = (await host.callTool("lifecycle_log", { min: 1 })) as { content: { text: string }[] };
+    expect(log.content[0]!.text).toContain('"turn_id":"kept"');
+    expect(log.content[0]!.text).not.toContain('"turn_id":"dropped"');
+    expect(await host.shutdown()).toBe(0);
+    expect(host.logs().filter((l) => l.message === "dropped lifecycle event because request queue is full")).toEqual([
+      { level: "warning", message: "dropped lifecycle event because request queue is full", method: "turn/started" },
+    ]);
+  });
+
   test("admission: 16 admitted, the 17th is refused at once with -32000 and never runs; later calls are admitted again", async () => {
     const host = await fixture();
     const lines = Array.from({ length: 16 }, (_, i) => call(100 + i, "slow", { ms: 300 }));

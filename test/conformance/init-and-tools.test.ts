@@ -120,9 +120,21 @@ describe("conformance fixture: plain tools (4.1)", () => {
     for (const [kind, expected] of Object.entries(ok)) expect(await host.callTool("shape", { kind })).toEqual(expected as never);
     const max = (await host.callTool("shape", { kind: "max_parts" })) as { content: unknown[] };
     expect(max.content.length).toBe(256);
-    for (const kind of ["none", "too_many", "empty", "no_text", "media", "unknown_field", "unknown_part_field", "unknown_part_type", "structured_no_schema", "bad_is_error"]) {
+    const refused: Record<string, string> = {
+      none: "tool result content must not be empty",
+      too_many: "tool result content exceeds 256 parts",
+      empty: "tool result content must not be empty",
+      no_text: "image content requires artifacts negotiation",
+      media: "image content requires artifacts negotiation",
+      unknown_field: 'unknown API 0.2 tool result fields: ["extra"]',
+      unknown_part_field: "unknown text content fields",
+      unknown_part_type: "unknown tool result content type: video",
+      structured_no_schema: "structured_content requires a declared output_schema",
+      bad_is_error: "tool result is_error must be a boolean",
+    };
+    for (const [kind, message] of Object.entries(refused)) {
       const reply = await host.request("tool/call", { name: "shape", arguments: { kind }, context: host.executionContext() });
-      expect(reply.error).toMatchObject({ code: -32603 });
+      expect(reply.error).toEqual({ code: -32603, message });
     }
     expect(host.extensionFrames().filter((f) => f.result && JSON.stringify(f.result).includes("shape:media"))).toEqual([]);
     expect(await host.shutdown()).toBe(0);

@@ -125,6 +125,37 @@ describe("helper local checks (spec §8.11): the right error family, nothing wri
     expect(h.frames.filter((f) => "method" in f)).toEqual([]);
   });
 
+  test("byte bounds at the edge with two-byte characters: label 256, detail 4096, agent message 128 KiB, canonical intent 32 KiB", async () => {
+    const results: string[] = [];
+    const h = await inProcess(
+      (ext) =>
+        ext.tool({ name: "p", description: "d" }, async () => {
+          results.push(await outcome(() => ext.progressDecoration("é".repeat(128), "é".repeat(2048))));
+          results.push(await outcome(() => ext.progressDecoration("é".repeat(128) + "x")));
+          results.push(await outcome(() => ext.progressDecoration("label", "é".repeat(2048) + "x")));
+          return "done";
+        }),
+      { features: ["request_progress", "progress_decoration", "agent_sessions", "policy_intents"] },
+    );
+    await h.callTool("p");
+    expect(results).toEqual([
+      "ok",
+      "arg: progress decoration label must be 1..256 UTF-8 bytes without control characters",
+      "arg: progress decoration detail must be 1..4096 UTF-8 bytes without control characters",
+    ]);
+    const spawn = { taskName: "t", idempotencyKey: "k", tools: ["read"], maxDepth: 1, maxConcurrentChildren: 1, maxOutputBytes: 512, parentRequestId: 1 };
+    void h.ext.spawnAgent({ ...spawn, message: "é".repeat(64 * 1024) }).catch(() => undefined);
+    expect(await outcome(() => h.ext.spawnAgent({ ...spawn, message: "é".repeat(64 * 1024) + "x" }))).toBe("arg: agent message exceeds 128 KiB");
+    const intent = (text: string) => ({ kind: "k", operation: "o", target: { s: text } });
+    const overhead = Buffer.byteLength(JSON.stringify(intent("")));
+    void h.ext.evaluatePolicy(intent("é".repeat((32 * 1024 - overhead) / 2)), { parentRequestId: 1 }).catch(() => undefined);
+    expect(await outcome(() => h.ext.evaluatePolicy(intent("é".repeat((32 * 1024 - overhead) / 2) + "x"), { parentRequestId: 1 }))).toBe(
+      "arg: policy intent exceeds 32 KiB when canonically encoded",
+    );
+    await h.waitFor((f) => f.method === "policy/evaluate");
+    expect(h.frames.filter((f) => f.method === "agent/spawn" || f.method === "policy/evaluate").map((f) => f.method)).toEqual(["agent/spawn", "policy/evaluate"]);
+  });
+
   test("artifacts: source, size, digest and path checks come before the feature gate", async () => {
     const h = await inProcess((ext) => ext.tool({ name: "t", description: "d" }, () => "x"));
     expect(await outcome(() => h.ext.publishArtifact("png", { data: "x", parentRequestId: 1 }))).toStartWith("arg: artifact MIME type");
