@@ -121,6 +121,14 @@ describe("outbound text (spec §1.1)", () => {
     expect(await host.shutdown()).toBe(0);
     expectCleanStreams(host);
   });
+
+  test("NaN is refused, not written as null: -32603 cannot serialize, and the stream stays healthy", async () => {
+    const host = await ready();
+    const reply = await host.request("tool/call", { name: "nonfinite", arguments: {} });
+    expect(reply.error).toEqual({ code: -32603, message: "cannot serialize JSON-RPC message: NaN is not valid JSON" });
+    expect(await host.callTool("returns", { value: { content: "n", metadata: { y: null } } })).toEqual({ content: "n", is_error: false, metadata: { y: null } });
+    expect(await host.shutdown()).toBe(0);
+  });
 });
 
 describe("other host methods (spec §3.3–§3.7)", () => {

@@ -7,8 +7,8 @@ export class FrameEncodeError extends Error {}
  * Serialize one frame compactly and check it against the host's limit:
  * content + LF ≤ `limit` (spec §1.2). Lone UTF-16 surrogates, which the host's
  * parser rejects, are replaced with U+FFFD (spec §1.1). `bigint` values are
- * written as JSON integers. Like `JSON.stringify`, NaN and ±Infinity become
- * `null` (valid JSON the host accepts; Python would refuse them).
+ * written as JSON integers. NaN and ±Infinity are refused (spec §1.1), as
+ * anything else JSON cannot represent: `cannot serialize JSON-RPC message: …`.
  */
 export function encodeFrame(frame: object, limit = MAX_MESSAGE_BYTES): string {
   const line = serialize(frame);
@@ -39,6 +39,8 @@ function serialize(frame: object): string {
   let text: string;
   try {
     text = JSON.stringify(frame);
+    // Plain stringify writes NaN and ±Infinity as `null`: only a frame holding `null` can hide one.
+    if (text.includes("null")) text = JSON.stringify(frame, rejectNonFinite);
   } catch {
     // Slow path only for what plain stringify refuses (bigint) or to name the problem.
     try {

@@ -68,6 +68,14 @@ describe("outbound limit with multi-byte text (src/wire/encode.ts)", () => {
     expect(() => encodeWireFrame(over)).toThrow(new FrameEncodeError(`JSON-RPC message exceeds ${LIMIT} bytes`));
   });
 
+  test("NaN and ±Infinity are refused by every encoder; a real null is written as is", () => {
+    const refused = (value: number) => new FrameEncodeError(`cannot serialize JSON-RPC message: ${value} is not valid JSON`);
+    expect(() => encodeFrame({ a: null, b: NaN })).toThrow(refused(NaN));
+    expect(() => encodeWireFrame({ a: [null, Infinity] })).toThrow(refused(Infinity));
+    expect(() => encodeProgressFrame(1, 1, { type: "status", message: "m", current: null, total: -Infinity })).toThrow(refused(-Infinity));
+    expect(encodeWireFrame({ a: null, b: 1 })).toBe('{"a":null,"b":1}\n');
+  });
+
   test("$/progress (spliced envelope): exactly the limit is written and is the frame JSON would give; one byte more is refused", () => {
     const event = (message: string) => ({ type: "status", message });
     const overhead = size(encodeProgressFrame(2n ** 60n, 3, event("")));
