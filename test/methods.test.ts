@@ -107,7 +107,7 @@ describe("tool/call (spec §3.2, §8.4)", () => {
 });
 
 describe("outbound text (spec §1.1)", () => {
-  test("unpaired surrogates in replies and notifications go out as U+FFFD; real pairs stay raw UTF-8", async () => {
+  test("unpaired surrogates in replies (values and member names) and notifications go out as U+FFFD; real pairs stay raw UTF-8", async () => {
     const host = await ready();
     const id = host.peekNextId();
     const reply = await host.callTool("returns", { value: { content: "a\uD800b \uDC00 \uD83D\uDE00" } });
@@ -115,6 +115,7 @@ describe("outbound text (spec §1.1)", () => {
     const line = host.transcript.find((e) => e.from === "extension" && e.frame?.id === id)!.text;
     expect(line).toContain("a\uFFFDb \uFFFD 😀");
     expect(line).not.toMatch(/\\u[dD]/);
+    expect(await host.callTool("returns", { value: { content: "k", metadata: { "\uD800key": 1 } } })).toMatchObject({ metadata: { "\uFFFDkey": 1 } });
     expect(await host.callTool("notify", { message: "lone \uDBFF" })).toMatchObject({ content: "notified" });
     const sent = host.extensionFrames().find((f) => f.method === "notification")!;
     expect(sent.params).toMatchObject({ message: "lone \uFFFD" });

@@ -6,7 +6,8 @@ export class FrameEncodeError extends Error {}
 /**
  * Serialize one frame compactly and check it against the host's limit:
  * content + LF ≤ `limit` (spec §1.2). Lone UTF-16 surrogates, which the host's
- * parser rejects, are replaced with U+FFFD (spec §1.1). `bigint` values are
+ * parser rejects, are replaced with U+FFFD in values and member names
+ * (spec §1.1). `bigint` values are
  * written as JSON integers. NaN and ±Infinity are refused (spec §1.1), as
  * anything else JSON cannot represent: `cannot serialize JSON-RPC message: …`.
  */
@@ -61,6 +62,9 @@ function rejectNonFinite(_key: string, value: unknown): unknown {
 
 function wellFormed(key: string, value: unknown): unknown {
   if (typeof value === "string") return value.toWellFormed();
+  if (typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).some((k) => !k.isWellFormed())) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.toWellFormed(), v]));
+  }
   return rejectNonFinite(key, value);
 }
 
