@@ -86,6 +86,17 @@ describe("octet-extension gen", () => {
     expect(cli.stderr.toString()).not.toContain("up to date");
   });
 
+  test("large manifests show progress (over 32 tools); small ones stay quiet", async () => {
+    const tools = (n: number) => Array.from({ length: n }, (_, i) => `[tools.t${i}]\ndescription = "Tool ${i}"\n`).join("\n");
+    const header = 'version = "0.1.0"\napi_version = "0.2"\n\n';
+    const logs: string[] = [];
+    await gen(project("many", `name = "many"\n${header}${tools(33)}`), { log: (m) => logs.push(m) });
+    expect(logs).toEqual(["deriving argument types for 33 tools"]);
+    const quiet: string[] = [];
+    await gen(project("few", `name = "few"\n${header}${tools(32)}`), { log: (m) => quiet.push(m) });
+    expect(quiet).toEqual([]);
+  });
+
   test("argument type names stay valid identifiers when names clash", () => {
     expect([...argTypeNames(["_1", "__1", "get_x", "get-x", "-", "_"]).values()]).toEqual(["T1Args", "T1Args2", "GetXArgs", "GetXArgs2", "ToolArgs", "ToolArgs2"]);
   });
