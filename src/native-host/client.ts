@@ -1,0 +1,384 @@
+/**
+ * The native-host client (spec native-host, all of it): launches `octet-host`
+ * as its own process-group leader, validates `hello` before any work, sends
+ * one request at a time and checks every event the host writes. Any protocol
+ * violation kills the host's group and makes the instance unusable; a dead or
+ * silent host never leaves a call hanging (EOF and exit are watched, and
+ * deadlines terminate the group).
+ */
+import { LineSplitter, lineBytes } from "../wire/line-splitter.ts";
+import { minimalEnv } from "./environment.ts";
+import {
+  Cancelled,
+  HandshakeError,
+  HostExited,
+  HostSpawnError,
+  HostUnavailable,
+  InvalidRequest,
+  NativeHostError,
+  ProtocolViolation,
+  RequestRejected,
+  Timeout,
+  UnsupportedProtocolVersion,
+} from "./errors.ts";
+import type { ModelInfo } from "./events.ts";
+import { validateHello, type HelloInfo } from "./hello.ts";
+import { terminateGroup, type Exit } from "./process-group.ts";
+import { RequestTracker, type RawEvent } from "./request-tracker.ts";
+import { DEFAULT_MAX_FRAME_BYTES, encodeRequest, type Command, type RunOptions } from "./requests.ts";
+import { RunHandle } from "./run.ts";
+import { StderrTail } from "./stderr-tail.ts";
+import { parseEventLine } from "./strict-json.ts";
+
+export interface LaunchOptions {
+  /** The host executable. Default `octet-host`, looked up on the `PATH` of `env`. */
+  path?: string;
+  /** The host's working directory (it builds offline catalogs from it). Default: the current directory. */
+  cwd?: string;
+  /** The host's whole environment. Default {@link minimalEnv}(). */
+  env?: Record<string, string>;
+  /** Deadline for the hello reply. Default 10 s. */
+  handshakeTimeoutMs?: number;
+  /** Deadline for `models` and `shutdown` replies. Default 60 s. */
+  requestTimeoutMs?: number;
+  /** Time between SIGTERM and SIGKILL when the group is terminated. Default 4 s. */
+  graceMs?: number;
+  /** stderr bytes kept for diagnostics. Default 64 KiB. */
+  stderrTailBytes?: number;
+  /** Strings masked in stderr tails (api keys and header values of runs are added automatically). */
+  secrets?: string[];
+}
+
+export interface RunControl {
+  /** Terminate the host and reject with {@link Timeout} when the run takes longer. Default: no deadline. */
+  timeoutMs?: number;
+  /** Aborting it cancels the run (as {@link RunHandle.cancel}). */
+  signal?: AbortSignal;
+}
+
+interface Pending {
+  tracker: RequestTracker;
+  onEvent(event: RawEvent, terminal: boolean): void;
+  fail(error: Error): void;
+}
+
+type State = { kind: "ready" } | { kind: "closing" } | { kind: "dead"; error: Error };
+
+export class NativeHost {
+  /** The validated hello reply. */
+  hello!: HelloInfo;
+  /** Resolves when the host process ended. */
+  readonly exited: Promise<Exit>;
+  private state: State = { kind: "ready" };
+  private pending: Pending | undefined;
+  private counter = 0;
+  private readonly secrets = new Set<string>();
+  private readonly stderr: StderrTail;
+  private readonly options: Required<Omit<LaunchOptions, "path" | "cwd" | "env" | "secrets">>;
+  private cancelling: Error | undefined;
+  private stdinOpen = true;
+
+  private constructor(
+    private readonly proc: Bun.Subprocess<"pipe", "pipe", "pipe">,
+    options: LaunchOptions,
+  ) {
+    this.options = {
+      handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
+      requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+      graceMs: options.graceMs ?? 4_000,
+      stderrTailBytes: options.stderrTailBytes ?? 64 * 1024,
+    };
+    for (const secret of options.secrets ?? []) this.secrets.add(secret);
+    this.stderr = new StderrTail(proc.stderr, this.options.stderrTailBytes, () => this.secrets);
+    this.exited = proc.exited.then(() => ({ code: proc.signalCode ? null : proc.exitCode, signal: proc.signalCode ? String(proc.signalCode) : null }));
+    void this.readEvents();
+  }
+
+  /**
+   * Start the host and complete the handshake. Throws {@link HostSpawnError}
+   * when it cannot start or dies first, {@link HandshakeError} when its hello
+   * describes a host this client cannot drive, {@link ProtocolViolation} or
+   * {@link Timeout}; the host is terminated in every failure case.
+   */
+  static async launch(options: LaunchOptions = {}): Promise<NativeHost> {
+    const env = options.env ?? minimalEnv();
+    const path = options.path ?? "octet-host";
+    let proc: Bun.Subprocess<"pipe", "pipe", "pipe">;
+    try {
+      const command = path.includes("/") ? path : (Bun.which(path, { PATH: env.PATH ?? "" }) ?? path);
+      proc = Bun.spawn([command], { cwd: options.cwd, env, stdin: "pipe", stdout: "pipe", stderr: "pipe", detached: true });
+    } catch (error) {
+      throw new HostSpawnError(`cannot start ${path}: ${(error as Error).message}`);
+    }
+    const host = new NativeHost(proc, options);
+    try {
+      const hello = await host.request("hello", {}, host.options.handshakeTimeoutMs);
+      host.hello = validateHello(hello.data);
+    } catch (error) {
+      await host.kill();
+      if (error instanceof HostExited) throw new HostSpawnError(`${path} ended before completing the handshake (${error.signal ?? `status ${error.exitCode}`})`, error.exitCode, error.stderrTail);
+      if (error instanceof RequestRejected) throw new HandshakeError(`octet-host handshake failed: hello was rejected: ${error.error}`);
+      throw error;
+    }
+    return host;
+  }
+
+  /** The process id, which is also the process group id. */
+  get pid(): number {
+    return this.proc.pid;
+  }
+
+  /** The last bytes the host wrote on stderr (bounded, secrets masked). */
+  get stderrTail(): string {
+    return this.stderr.text();
+  }
+
+  /** stderr bytes received in total (the tail keeps at most `stderrTailBytes`). */
+  get stderrBytes(): number {
+    return this.stderr.total;
+  }
+
+  /** Whether a request is in flight. */
+  get busy(): boolean {
+    return this.pending !== undefined;
+  }
+
+  /** The model catalog (spec §6.2). `offline` suppresses live discovery while it is built. */
+  async models(options: { offline?: boolean; timeoutMs?: number } = {}): Promise<ModelInfo[]> {
+    const reply = await this.request("models", { offline: options.offline }, options.timeoutMs ?? this.options.requestTimeoutMs);
+    return reply.data.models as ModelInfo[];
+  }
+
+  /**
+   * Start a run (spec §6.3). Local checks happen now: an invalid request, a
+   * request in flight, or an unusable host throw before anything is written.
+   */
+  run(options: RunOptions, control: RunControl = {}): RunHandle {
+    const runId = options.run_id ?? `run-${++this.counter}`;
+    const fields = { ...options, run_id: runId } as Record<string, unknown>;
+    const requestId = this.nextRequestId("req");
+    const line = this.prepare("run", requestId, fields);
+    for (const secret of [options.api_key, ...Object.values(options.custom_headers ?? {})]) if (secret) this.secrets.add(secret);
+    const handle = new RunHandle(requestId, runId, () => this.cancel(new Cancelled(`run ${runId} was cancelled`)));
+    const tracker = new RequestTracker("run", requestId, runId, options.session_id);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = () => void handle.cancel();
+    const cleanup = () => {
+      clearTimeout(timer);
+      control.signal?.removeEventListener("abort", onAbort);
+    };
+    this.begin(line, {
+      tracker,
+      onEvent: (event, terminal) => {
+        if (event.type === "protocol_error") {
+          cleanup();
+          return handle.fail(rejection(event, requestId));
+        }
+        handle.deliver(event);
+        if (terminal) cleanup();
+      },
+      fail: (error) => {
+        cleanup();
+        handle.fail(error);
+      },
+    });
+    if (control.timeoutMs !== undefined) {
+      const ms = control.timeoutMs;
+      timer = setTimeout(() => void this.cancel(new Timeout(`run ${runId}`, ms)), ms);
+    }
+    if (control.signal?.aborted) onAbort();
+    else control.signal?.addEventListener("abort", onAbort, { once: true });
+    return handle;
+  }
+
+  /**
+   * Ask the host to stop (spec §6.4) and wait for it to exit. Throws
+   * {@link HostExited} when it exits with a non-zero status after replying.
+   */
+  async shutdown(options: { timeoutMs?: number } = {}): Promise<Exit> {
+    await this.request("shutdown", {}, options.timeoutMs ?? this.options.requestTimeoutMs);
+    this.state = { kind: "closing" };
+    this.endInput();
+    const exit = await this.waitExit(options.timeoutMs ?? this.options.requestTimeoutMs);
+    this.state = { kind: "dead", error: new HostUnavailable("the host was shut down") };
+    if (exit.code !== 0) throw new HostExited(exit.code, exit.signal, this.stderrTail, "after acknowledging shutdown");
+    return exit;
+  }
+
+  /**
+   * Close the host's stdin. An idle host exits 0; a running one finishes its
+   * run first (closing stdin is not a cancel). No request can follow.
+   */
+  endInput(): void {
+    if (this.state.kind === "ready") this.state = { kind: "closing" };
+    if (!this.stdinOpen) return;
+    this.stdinOpen = false;
+    try {
+      void this.proc.stdin.end();
+    } catch {
+      /* already closed */
+    }
+  }
+
+  /** Terminate the host's process group now (SIGTERM, grace, SIGKILL) and wait for it. */
+  async kill(): Promise<Exit> {
+    if (this.state.kind !== "dead") this.state = { kind: "dead", error: new HostUnavailable("the host was terminated") };
+    return terminateGroup(this.pid, this.exited, this.options.graceMs);
+  }
+
+  // ---- requests ------------------------------------------------------------------------
+
+  private nextRequestId(prefix: string): string {
+    return `${prefix}-${++this.counter}`;
+  }
+
+  /** The encoded line, after the state and every local check (throws; writes nothing). */
+  private prepare(command: Command, requestId: string, fields: Record<string, unknown>): string {
+    if (this.state.kind === "dead") throw new HostUnavailable(`the host is no longer usable: ${this.state.error.message}`);
+    if (this.state.kind === "closing") throw new HostUnavailable("the host is shutting down (stdin closed)");
+    if (this.pending) throw new InvalidRequest(`a ${this.pending.tracker.command} request (${this.pending.tracker.requestId}) is in flight; protocol 1 serves one request at a time`);
+    return encodeRequest(command, requestId, fields, this.hello);
+  }
+
+  private begin(line: string, pending: Pending): void {
+    this.pending = pending;
+    try {
+      this.proc.stdin.write(line);
+      void this.proc.stdin.flush();
+    } catch {
+      // The pipe is gone; the exit watcher reports HostExited.
+    }
+  }
+
+  /** Send a hello/models/shutdown request and resolve with its terminal event. */
+  private request(command: Exclude<Command, "run">, fields: Record<string, unknown>, timeoutMs: number): Promise<RawEvent> {
+    return new Promise((resolve, reject) => {
+      const requestId = this.nextRequestId(command === "hello" ? "hello" : command);
+      let line: string;
+      try {
+        line = this.prepare(command, requestId, fields);
+      } catch (error) {
+        return reject(error);
+      }
+      const timer = setTimeout(() => void this.cancel(new Timeout(command, timeoutMs)), timeoutMs);
+      this.begin(line, {
+        tracker: new RequestTracker(command, requestId),
+        onEvent: (event) => {
+          clearTimeout(timer);
+          if (event.type === "protocol_error") reject(rejection(event, requestId));
+          else resolve(event);
+        },
+        fail: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
+    });
+  }
+
+  // ---- reading events ------------------------------------------------------------------
+
+  private async readEvents(): Promise<void> {
+    const limit = () => (this.hello?.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES) - 1;
+    let splitter = new LineSplitter(limit());
+    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    let problem: string | undefined;
+    const onLine = (event: ReturnType<typeof classify>) => {
+      if (problem) return;
+      problem = event.violation ?? this.dispatch(event.text!);
+    };
+    const classify = (e: { kind: string; parts?: Uint8Array[] }): { violation?: string; text?: string } => {
+      if (e.kind === "oversize") return { violation: `the host wrote a line over the ${limit() + 1}-byte frame limit` };
+      if (e.kind === "unterminated") return { violation: "the host's stdout ended inside a line (truncated frame)" };
+      try {
+        return { text: decoder.decode(lineBytes(e.parts!)) };
+      } catch {
+        return { violation: "the host wrote a line that is not valid UTF-8" };
+      }
+    };
+    try {
+      for await (const chunk of this.proc.stdout) {
+        if (this.hello && splitter.pending === 0 && limit() + 1 !== DEFAULT_MAX_FRAME_BYTES) splitter = new LineSplitter(limit());
+        splitter.push(chunk, (e) => onLine(classify(e)));
+        if (problem) return this.violate(problem);
+      }
+    } catch {
+      /* the pipe broke: treated as EOF */
+    }
+    splitter.end((e) => onLine(classify(e)));
+    if (problem) return this.violate(problem);
+    await this.stdoutClosed();
+  }
+
+  /** Route one line; returns a violation or undefined. */
+  private dispatch(text: string): string | undefined {
+    const parsed = parseEventLine(text);
+    if (!parsed.ok) return `the host wrote a line that is ${parsed.reason}: ${preview(text)}`;
+    const pending = this.pending;
+    if (!pending) {
+      if (this.cancelling) return undefined;
+      return `the host wrote a ${JSON.stringify(parsed.value.type)} event (request_id ${JSON.stringify(parsed.value.request_id)}) while no request was in flight`;
+    }
+    const checked = pending.tracker.check(parsed.value);
+    if (!checked.ok) return checked.violation;
+    if (this.cancelling) return undefined;
+    if (checked.terminal) this.pending = undefined;
+    pending.onEvent(checked.event, checked.terminal);
+    return undefined;
+  }
+
+  /** A protocol violation: poison the instance, terminate the group, fail the request in flight. */
+  private async violate(message: string): Promise<void> {
+    if (this.state.kind === "dead" && !this.pending) return;
+    const pending = this.pending;
+    this.pending = undefined;
+    this.state = { kind: "dead", error: new ProtocolViolation(message) };
+    await terminateGroup(this.pid, this.exited, Math.min(this.options.graceMs, 1000));
+    await Promise.race([this.stderr.done, Bun.sleep(200)]);
+    const error = new ProtocolViolation(message, this.stderrTail);
+    this.state = { kind: "dead", error };
+    pending?.fail(this.cancelling ?? error);
+  }
+
+  /** stdout ended cleanly: whatever was pending ends with the process. */
+  private async stdoutClosed(): Promise<void> {
+    const exit = await this.waitExit(2_000);
+    await Promise.race([this.stderr.done, Bun.sleep(200)]);
+    const pending = this.pending;
+    this.pending = undefined;
+    const error = this.cancelling ?? new HostExited(exit.code, exit.signal, this.stderrTail, pending ? `while ${pending.tracker.requestId} was pending` : "");
+    if (this.state.kind !== "dead") this.state = { kind: "dead", error: exit.code === 0 && !pending ? new HostUnavailable("the host exited") : error };
+    pending?.fail(error);
+  }
+
+  /** The exit of the host, terminating its group when it does not exit within `ms`. */
+  private async waitExit(ms: number): Promise<Exit> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), ms)));
+    const first = await Promise.race([this.exited, late]);
+    clearTimeout(timer);
+    if (first !== "late") return first;
+    return terminateGroup(this.pid, this.exited, this.options.graceMs);
+  }
+
+  /** Cancellation and deadlines: terminate the group; the request in flight fails with `reason`. */
+  private async cancel(reason: NativeHostError): Promise<void> {
+    if (this.cancelling || !this.pending) return;
+    this.cancelling = reason;
+    const pending = this.pending;
+    this.pending = undefined;
+    this.state = { kind: "dead", error: reason };
+    await terminateGroup(this.pid, this.exited, this.options.graceMs);
+    pending.fail(reason);
+  }
+}
+
+/** The error for a `protocol_error` event answering request `requestId`. */
+function rejection(event: RawEvent, requestId: string): RequestRejected {
+  const error = String(event.data.error);
+  return error === "unsupported protocol version" ? new UnsupportedProtocolVersion(error, event.data, requestId) : new RequestRejected(error, event.data, requestId);
+}
+
+function preview(text: string): string {
+  return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
+}

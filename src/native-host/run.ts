@@ -1,0 +1,189 @@
+/**
+ * One `run` as the caller sees it (spec native-host §7, §8): an async
+ * iterable of the host's events in order, the assembled answer text, tool
+ * calls correlated by `toolCallId`, and the final result.
+ *
+ * Provisional output (§8.6): `model_delta` text and `output_media` since the
+ * last `model_step` are provisional. When the host replaces an attempt
+ * (`provider_retry`, `candidate_rejected`) the stream carries a
+ * `client.discard_provisional` event right after the host's, and the
+ * provisional text is dropped from {@link RunHandle.text}.
+ */
+import { isKnownEventType, type EventDataByType, type FinalResultData, type HostEvent, type UnknownHostEvent, type Usage } from "./events.ts";
+import type { RawEvent } from "./request-tracker.ts";
+
+/** Emitted by the client (never by the host) when provisional output must be discarded. */
+export interface DiscardProvisionalEvent {
+  type: "client.discard_provisional";
+  data: { reason: "provider_retry" | "candidate_rejected"; text: string; reasoning: string; media: number };
+}
+
+export type RunEvent = HostEvent | UnknownHostEvent | DiscardProvisionalEvent;
+
+export interface ToolCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  /** The admission decision, when the host reported one. */
+  decision?: EventDataByType["tool_policy"]["decision"];
+  progress: EventDataByType["tool_progress"]["progress"][];
+  /** Set once `tool_finish` arrived. */
+  finish?: { ok: boolean; output: string; error: string };
+}
+
+export interface RunResult extends FinalResultData {
+  runId: string;
+  /** `accepted.data`, when the run got that far. */
+  accepted?: EventDataByType["accepted"];
+  /** Committed answer text assembled from `model_delta` (text channel); `output` is the host's authoritative copy. */
+  text: string;
+  /** Sticky: the host could not fully account usage; usage figures are known subtotals. */
+  usageUncertain: boolean;
+  /** `run_usage` of the last `model_step`. */
+  usage?: Usage;
+  runCostMicrodollars?: number;
+  tools: ToolCall[];
+}
+
+export class RunHandle implements AsyncIterable<RunEvent> {
+  readonly result: Promise<RunResult>;
+  private settle!: { resolve: (r: RunResult) => void; reject: (e: Error) => void };
+  private queue: RunEvent[] = [];
+  private wake: (() => void) | undefined;
+  private ended: { error?: Error } | undefined;
+  private committed = "";
+  private provisional = "";
+  private provisionalReasoning = "";
+  private provisionalMedia = 0;
+  private accepted: EventDataByType["accepted"] | undefined;
+  private uncertain = false;
+  private usage: Usage | undefined;
+  private cost: number | undefined;
+  private tools = new Map<string, ToolCall>();
+
+  constructor(
+    readonly requestId: string,
+    readonly runId: string,
+    private readonly cancelRun: () => Promise<void>,
+  ) {
+    this.result = new Promise<RunResult>((resolve, reject) => (this.settle = { resolve, reject }));
+    // The caller may only iterate; the rejection is still delivered there.
+    this.result.catch(() => {});
+  }
+
+  /** The answer so far: committed text plus the current provisional text. */
+  get text(): string {
+    return this.committed + this.provisional;
+  }
+
+  /** Cancel the run by terminating the host's process group; `result` rejects with `Cancelled`. */
+  cancel(): Promise<void> {
+    return this.cancelRun();
+  }
+
+  /** @internal Called by the client for each validated event of this run. */
+  deliver(raw: RawEvent): void {
+    if (!isKnownEventType(raw.type)) return this.push({ ...raw, type: "unknown", hostType: raw.type });
+    // Known types were shape-checked by the client.
+    const event = raw as HostEvent;
+    this.push(event);
+    switch (event.type) {
+      case "accepted":
+        this.accepted = event.data;
+        break;
+      case "model_delta":
+        if (event.data.channel === "text") this.provisional += event.data.text;
+        else this.provisionalReasoning += event.data.text;
+        break;
+      case "output_media":
+        this.provisionalMedia++;
+        break;
+      case "model_step":
+        this.committed += this.provisional;
+        this.provisional = this.provisionalReasoning = "";
+        this.provisionalMedia = 0;
+        this.usage = event.data.run_usage;
+        this.cost = event.data.run_cost_microdollars;
+        break;
+      case "provider_retry":
+      case "candidate_rejected":
+        this.push({
+          type: "client.discard_provisional",
+          data: { reason: event.type, text: this.provisional, reasoning: this.provisionalReasoning, media: this.provisionalMedia },
+        });
+        this.provisional = this.provisionalReasoning = "";
+        this.provisionalMedia = 0;
+        break;
+      case "provider_usage_uncertain":
+        this.uncertain = true;
+        break;
+      case "tool_start":
+        this.tools.set(event.data.toolCallId, { toolCallId: event.data.toolCallId, toolName: event.data.toolName, input: event.data.input, progress: [] });
+        break;
+      case "tool_policy":
+        this.tool(event.data.toolCallId, event.data.toolName).decision = event.data.decision;
+        break;
+      case "tool_progress":
+        this.tool(event.data.toolCallId).progress.push(event.data.progress);
+        break;
+      case "tool_finish":
+        this.tool(event.data.toolCallId).finish = { ok: event.data.ok, output: event.data.output, error: event.data.error };
+        break;
+      case "final_result":
+        this.finish({
+          ...event.data,
+          runId: this.runId,
+          accepted: this.accepted,
+          text: this.committed,
+          usageUncertain: this.uncertain,
+          usage: this.usage,
+          runCostMicrodollars: this.cost,
+          tools: [...this.tools.values()],
+        });
+        break;
+    }
+  }
+
+  private tool(id: string, name = ""): ToolCall {
+    let call = this.tools.get(id);
+    if (!call) this.tools.set(id, (call = { toolCallId: id, toolName: name, input: null, progress: [] }));
+    return call;
+  }
+
+  /** @internal The run ended with a result. */
+  finish(result: RunResult): void {
+    if (this.ended) return;
+    this.ended = {};
+    this.settle.resolve(result);
+    this.wake?.();
+  }
+
+  /** @internal The run ended without a result. */
+  fail(error: Error): void {
+    if (this.ended) return;
+    this.ended = { error };
+    this.settle.reject(error);
+    this.wake?.();
+  }
+
+  private push(event: RunEvent): void {
+    this.queue.push(event);
+    this.wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<RunEvent> {
+    for (;;) {
+      const event = this.queue.shift();
+      if (event) {
+        yield event;
+        continue;
+      }
+      if (this.ended) {
+        if (this.ended.error) throw this.ended.error;
+        return;
+      }
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = undefined;
+    }
+  }
+}
