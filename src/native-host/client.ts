@@ -265,8 +265,11 @@ export class NativeHost {
         tracker: new RequestTracker(command, requestId),
         onEvent: (event) => {
           clearTimeout(timer);
-          if (event.type === "protocol_error") reject(rejection(event, requestId));
-          else resolve(event);
+          if (event.type !== "protocol_error") return resolve(event);
+          const error = rejection(event, requestId);
+          // An oversized hello/models reply ends the host (spec §9.4): no further request can be served.
+          if (event.data.discarded_type !== undefined) this.state = { kind: "dead", error };
+          reject(error);
         },
         fail: (error) => {
           clearTimeout(timer);
@@ -280,7 +283,8 @@ export class NativeHost {
 
   private async readEvents(): Promise<void> {
     const limit = () => (this.hello?.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES) - 1;
-    let splitter = new LineSplitter(limit());
+    let splitterLimit = limit();
+    let splitter = new LineSplitter(splitterLimit);
     const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     let problem: string | undefined;
     const onLine = (event: ReturnType<typeof classify>) => {
@@ -298,7 +302,8 @@ export class NativeHost {
     };
     try {
       for await (const chunk of this.proc.stdout) {
-        if (this.hello && splitter.pending === 0 && limit() + 1 !== DEFAULT_MAX_FRAME_BYTES) splitter = new LineSplitter(limit());
+        // A host announcing a smaller frame limit is held to it from its next line on.
+        if (splitter.pending === 0 && splitterLimit !== limit()) splitter = new LineSplitter((splitterLimit = limit()));
         splitter.push(chunk, (e) => onLine(classify(e)));
         if (problem) return this.violate(problem);
       }

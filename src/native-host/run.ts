@@ -49,6 +49,7 @@ export class RunHandle implements AsyncIterable<RunEvent> {
   readonly result: Promise<RunResult>;
   private settle!: { resolve: (r: RunResult) => void; reject: (e: Error) => void };
   private queue: RunEvent[] = [];
+  private head = 0;
   private wake: (() => void) | undefined;
   private ended: { error?: Error } | undefined;
   private committed = "";
@@ -173,8 +174,13 @@ export class RunHandle implements AsyncIterable<RunEvent> {
 
   async *[Symbol.asyncIterator](): AsyncIterator<RunEvent> {
     for (;;) {
-      const event = this.queue.shift();
-      if (event) {
+      if (this.head < this.queue.length) {
+        const event = this.queue[this.head++]!;
+        // Drop consumed events in batches so a long run does not keep them all.
+        if (this.head >= 1024) {
+          this.queue = this.queue.slice(this.head);
+          this.head = 0;
+        }
         yield event;
         continue;
       }
