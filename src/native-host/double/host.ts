@@ -1,0 +1,145 @@
+/**
+ * The double's stdio loop (spec native-host §2, §3, §5, §6, §8): one
+ * request at a time — the next line is read only after the current request
+ * is over — answered with the real host's events unless the scenario
+ * scripts them.
+ *
+ * Exit status: 0 at EOF (after "incomplete protocol frame at EOF" when
+ * input ended inside a line) and after `shutdown`; 1 when a `hello`,
+ * `models` or `shutdown` reply had to be replaced by the outbound-oversize
+ * protocol_error, when stdout cannot be written, or when `models` finds the
+ * working directory gone; 128+n on signals (see `signals.ts`).
+ */
+import fs from "node:fs";
+import { CATALOG, defaultHelloData, mergeHelloData } from "./catalog.ts";
+import { decodeRequestLine, incompleteFrameError, oversizeRequestError } from "./decode.ts";
+import { earlyFailure } from "./default-run.ts";
+import { EventWriter, newScope, type Scope } from "./events.ts";
+import { FrameReader } from "./frame-reader.ts";
+import { INVALID_REQUEST_ID } from "./ids.ts";
+import { diagnostic, stdout } from "./output.ts";
+import type { Request, RunRequest } from "./requests.ts";
+import type { Scenario, Step } from "./scenario.ts";
+import { exitAfterFlush, runSteps } from "./steps.ts";
+import { validateRun } from "./validate-run.ts";
+
+export interface HostOptions {
+  scenario: Scenario;
+  /** File to which every request line read is appended (with LF) before it is processed. */
+  recordPath?: string;
+}
+
+const DEFAULT_RUN_SCRIPT: readonly Step[] = [{ defaultRun: true }];
+
+export class Host {
+  private readonly events = new EventWriter(stdout);
+  private readonly reader = new FrameReader(0);
+  private readonly helloData: Record<string, unknown>;
+  private validRuns = 0;
+
+  constructor(private readonly options: HostOptions) {
+    this.helloData = mergeHelloData(defaultHelloData(), options.scenario.helloData);
+  }
+
+  async serve(): Promise<never> {
+    const preamble = this.options.scenario.preamble;
+    if (preamble !== undefined) {
+      const outcome = await runSteps(preamble, { scope: newScope("preamble"), events: this.events, defaultData: this.defaultData("preamble") });
+      if (outcome === "abandoned") return exitAfterFlush(1);
+    }
+    for (;;) {
+      const frame = await this.reader.next();
+      switch (frame.kind) {
+        case "eof":
+          return exitAfterFlush(0);
+        case "incomplete":
+          await this.events.emit(invalidScope(), "protocol_error", incompleteFrameError());
+          return exitAfterFlush(0);
+        case "oversize":
+          await this.events.emit(invalidScope(), "protocol_error", oversizeRequestError());
+          continue;
+        case "line":
+          this.record(frame.bytes);
+          await this.handleLine(frame.bytes);
+      }
+    }
+  }
+
+  private record(bytes: Uint8Array): void {
+    if (this.options.recordPath === undefined) return;
+    fs.appendFileSync(this.options.recordPath, Buffer.concat([bytes, Buffer.from("\n")]));
+  }
+
+  private async handleLine(bytes: Uint8Array): Promise<void> {
+    const outcome = decodeRequestLine(bytes);
+    if (outcome.kind === "ignore") return;
+    if (outcome.kind === "protocol_error") {
+      await this.events.emit(newScope("rejected", { requestId: outcome.requestId }), "protocol_error", outcome.data);
+      return;
+    }
+    await this.dispatch(outcome.request);
+  }
+
+  private async dispatch(request: Request): Promise<void> {
+    const scenario = this.options.scenario;
+    switch (request.command) {
+      case "hello":
+        return this.reply(request, scenario.hello ?? [{ event: "hello" }]);
+      case "models":
+        if (!cwdIsAvailable()) {
+          await diagnostic("models: building the catalog failed: the working directory is unavailable");
+          return exitAfterFlush(1);
+        }
+        return this.reply(request, scenario.models ?? [{ event: "models" }]);
+      case "shutdown":
+        await this.reply(request, scenario.shutdown ?? [{ event: "shutdown" }]);
+        return exitAfterFlush(0);
+      case "run":
+        return this.run(request);
+    }
+  }
+
+  /** hello / models / shutdown: an oversized reply escapes the loop (exit 1). */
+  private async reply(request: Request, steps: readonly Step[]): Promise<void> {
+    const scope = newScope(request.command, { requestId: request.requestId });
+    const outcome = await runSteps(steps, { scope, events: this.events, defaultData: this.defaultData(request.command) });
+    if (outcome === "abandoned") return exitAfterFlush(1);
+  }
+
+  private async run(request: RunRequest): Promise<void> {
+    const scope = newScope("run", { requestId: request.requestId, runId: request.runId, sessionId: request.sessionId });
+    const validation = validateRun(request);
+    if (!validation.ok) {
+      await this.events.emit(scope, "final_result", earlyFailure(validation.error));
+      return;
+    }
+    const scripts = this.options.scenario.runs ?? [DEFAULT_RUN_SCRIPT];
+    const script = scripts[Math.min(this.validRuns, scripts.length - 1)] ?? DEFAULT_RUN_SCRIPT;
+    this.validRuns++;
+    const run = { plan: validation.plan, scope, events: this.events, acceptedWritten: false };
+    await runSteps(script, { scope, events: this.events, run, defaultData: this.defaultData("run") });
+  }
+
+  private defaultData(kind: Scope["kind"]): (type: string) => Record<string, unknown> {
+    return (type) => {
+      if (type === "hello") return this.helloData;
+      if (type === "models") return { models: CATALOG };
+      if (type === "shutdown" && kind === "shutdown") return { accepted: true };
+      return {};
+    };
+  }
+}
+
+function invalidScope(): Scope {
+  return newScope("rejected", { requestId: INVALID_REQUEST_ID });
+}
+
+/** `models` builds its catalog for the current directory; a deleted one fails. */
+function cwdIsAvailable(): boolean {
+  try {
+    fs.realpathSync(".");
+    return true;
+  } catch {
+    return false;
+  }
+}
