@@ -24,11 +24,11 @@ test("a prompt streams its answer to stdout and usage to stderr", async () => {
 });
 
 test("a replaced attempt is announced and the run still completes", async () => {
-  const accepted = { model: "m", resolved_model: "m", session_file: "/w/s.jsonl", registered_tools: [], extensions: [] };
+  const accepted = { model: "gpt-5.6", resolved_model: "gpt-5.6", session_file: "/w/s.jsonl", registered_tools: [], extensions: [] };
   const usage = { input_tokens: 3, cache_read_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, output_tokens: 2, reasoning_tokens: 0, total_tokens: 5 };
   const run = [
     { event: "accepted", data: accepted },
-    { event: "started", data: { model: "m" } },
+    { event: "started", data: { model: "gpt-5.6" } },
     { event: "model_delta", data: { channel: "text", text: "draft" } },
     { event: "provider_retry", data: { attempt: 1, max_attempts: 3, delay_ms: 5, error: "overloaded" } },
     { event: "model_delta", data: { channel: "text", text: "final" } },
@@ -37,7 +37,7 @@ test("a replaced attempt is announced and the run still completes", async () => 
     { event: "settled", data: { status: "completed", head: "h", error: "" } },
     { event: "final_result", data: { status: "completed", output: "final", error: "", filesChanged: [], toolCalls: 0, steps: 1, sessionFile: "/w/s.jsonl" } },
   ];
-  const proc = chat(["--model", "m", "go"], { runs: [run] });
+  const proc = chat(["--model", "gpt-5.6", "go"], { runs: [run] });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   expect(code).toBe(0);
   expect(stdout).toBe("draft\n[discarded 5 characters of a replaced attempt]\nfinal\n");
@@ -45,9 +45,9 @@ test("a replaced attempt is announced and the run still completes", async () => 
 });
 
 test("Ctrl-C cancels the run: the host's group is terminated and the CLI exits 1", async () => {
-  const accepted = { model: "m", resolved_model: "m", session_file: "/w/s.jsonl", registered_tools: [], extensions: [] };
+  const accepted = { model: "gpt-5.6", resolved_model: "gpt-5.6", session_file: "/w/s.jsonl", registered_tools: [], extensions: [] };
   const record = join(mkdtempSync(join(tmpdir(), "octet-chat-rec-")), "received.jsonl");
-  const proc = chat(["--model", "m", "go"], { runs: [[{ event: "accepted", data: accepted }, { event: "started", data: { model: "m" } }, { stall: true }]] }, record);
+  const proc = chat(["--model", "gpt-5.6", "go"], { runs: [[{ event: "accepted", data: accepted }, { event: "started", data: { model: "gpt-5.6" } }, { stall: true }]] }, record);
   // Wait until the double has read the run request.
   for (let i = 0; i < 200 && !(existsSync(record) && readFileSync(record, "utf8").includes('"command":"run"')); i++) await Bun.sleep(25);
   await Bun.sleep(100);

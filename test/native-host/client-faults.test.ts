@@ -4,13 +4,13 @@ import { Cancelled, HostExited, HostUnavailable, ProtocolViolation, Timeout } fr
 import type { Step } from "../../src/native-host/double/scenario.ts";
 import { ACCEPTED, events, FINAL, groupAlive, groupMembers, launchDouble, rejectionOf, STEP } from "./client-helpers.ts";
 
-const START = events(["accepted", ACCEPTED()], ["started", { model: "m" }]);
+const START = events(["accepted", ACCEPTED()], ["started", { model: "gpt-5.6" }]);
 const END = events(["model_step", STEP()], ["settled", { status: "completed", head: "h", error: "" }], ["final_result", FINAL("ok")]);
 
 /** Run `steps` as the script of the first run (request req-2, run run-1) and return what happened. */
 async function runScript(steps: Step[], options: { ignoreSigterm?: boolean; timeoutMs?: number; stderrTailBytes?: number } = {}) {
   const launched = await launchDouble({ runs: [steps], ignoreSigterm: options.ignoreSigterm }, { stderrTailBytes: options.stderrTailBytes });
-  const run = launched.host.run({ workspace: launched.workspace, model: "m", prompt: "x", run_id: "run-1" }, { timeoutMs: options.timeoutMs });
+  const run = launched.host.run({ workspace: launched.workspace, model: "gpt-5.6", prompt: "x", run_id: "run-1" }, { timeoutMs: options.timeoutMs });
   const seen: { type: string; data: Record<string, unknown> }[] = [];
   let error: Error | undefined;
   try {
@@ -55,7 +55,7 @@ describe("framing faults (§18 40–46)", () => {
     const split = line(3, "model_delta", { channel: "text", text });
     const emoji = Buffer.from(split).indexOf(Buffer.from("😀"));
     const { error, seen, run, host } = await runScript([
-      { raw: line(1, "accepted", ACCEPTED()) + line(2, "started", { model: "m" }) },
+      { raw: line(1, "accepted", ACCEPTED()) + line(2, "started", { model: "gpt-5.6" }) },
       { event: "model_delta", data: { channel: "text", text }, envelope: { seq: 3 }, splitAt: [emoji + 1, emoji + 3] },
       ...END,
     ]);
@@ -140,7 +140,7 @@ describe("process faults and cancellation (§18 47–56)", () => {
 
   test("50: cancel mid-run: the group gets SIGTERM, the double exits 143, the run is Cancelled", async () => {
     const launched = await launchDouble({ runs: [[...START, { stall: true }]] });
-    const run = launched.host.run({ workspace: launched.workspace, model: "m", prompt: "x" });
+    const run = launched.host.run({ workspace: launched.workspace, model: "gpt-5.6", prompt: "x" });
     const seen: string[] = [];
     const iterated = await rejectionOf(
       (async () => {
@@ -161,14 +161,14 @@ describe("process faults and cancellation (§18 47–56)", () => {
   test("50: an AbortSignal cancels the same way", async () => {
     const launched = await launchDouble({ runs: [[...START, { stall: true }]] });
     const controller = new AbortController();
-    const run = launched.host.run({ workspace: launched.workspace, model: "m", prompt: "x" }, { signal: controller.signal });
+    const run = launched.host.run({ workspace: launched.workspace, model: "gpt-5.6", prompt: "x" }, { signal: controller.signal });
     setTimeout(() => controller.abort(), 100);
     expect(await rejectionOf(run.result)).toBeInstanceOf(Cancelled);
   });
 
   test("51: a host that traps SIGTERM is killed after the grace period; still Cancelled", async () => {
     const launched = await launchDouble({ runs: [[...START, { stall: true }]], ignoreSigterm: true }, { graceMs: 300 });
-    const run = launched.host.run({ workspace: launched.workspace, model: "m", prompt: "x" });
+    const run = launched.host.run({ workspace: launched.workspace, model: "gpt-5.6", prompt: "x" });
     setTimeout(() => void run.cancel(), 100);
     expect(await rejectionOf(run.result)).toBeInstanceOf(Cancelled);
     expect((await launched.host.exited).signal).toBe("SIGKILL");
@@ -176,7 +176,7 @@ describe("process faults and cancellation (§18 47–56)", () => {
 
   test("52: a grandchild in the host's group is gone after cancellation", async () => {
     const launched = await launchDouble({ runs: [[...START, { spawn: ["sleep", "600"] }, { sleepMs: 100 }, { stall: true }]] });
-    const run = launched.host.run({ workspace: launched.workspace, model: "m", prompt: "x" });
+    const run = launched.host.run({ workspace: launched.workspace, model: "gpt-5.6", prompt: "x" });
     for await (const event of run) if (event.type === "started") break;
     await Bun.sleep(300);
     const child = Number(/child-pid (\d+)/.exec(launched.host.stderrTail)?.[1]);
@@ -209,7 +209,7 @@ describe("process faults and cancellation (§18 47–56)", () => {
 
   test("55: closing stdin mid-run: the run still completes, then the host exits 0", async () => {
     const launched = await launchDouble({ runs: [[...START, { sleepMs: 300 }, ...END]] });
-    const run = launched.host.run({ workspace: launched.workspace, model: "m", prompt: "x" });
+    const run = launched.host.run({ workspace: launched.workspace, model: "gpt-5.6", prompt: "x" });
     launched.host.endInput();
     expect((await run.result).status).toBe("completed");
     expect(await launched.host.exited).toEqual({ code: 0, signal: null });

@@ -83,7 +83,7 @@ describe("handshake (§18 1–12)", () => {
     // A host announcing 4096 bytes keeps its own lines under it too (the client holds it to that).
     const { host, workspace, received } = await launchDouble({ helloData: { max_frame_bytes: 4096 }, runs: [[{ defaultRun: true, answer: "ok" }]] });
     expect(host.hello.maxFrameBytes).toBe(4096);
-    const base = { workspace, model: "m", run_id: "r-1" };
+    const base = { workspace, model: "gpt-5.6", run_id: "r-1" };
     // A line of exactly 4096 bytes is allowed, 4097 is not.
     const overhead = Buffer.byteLength(JSON.stringify({ protocol_version: 1, request_id: "req-1", command: "run", ...base, prompt: "" })) + 1;
     expect(() => host.run({ ...base, prompt: "x".repeat(4096 - overhead + 1) })).toThrow(InvalidRequest);
@@ -155,8 +155,8 @@ describe("handshake (§18 1–12)", () => {
 
   test("12: prompt_display_text is refused when the host does not offer it; the double never receives the key", async () => {
     const { host, workspace, received } = await launchDouble({ helloData: { features: { prompt_display_text: false } } });
-    expect(() => host.run({ workspace, model: "m", prompt: "hi", prompt_display_text: "hi there" })).toThrow(/prompt_display_text is not offered/);
-    expect((await host.run({ workspace, model: "m", prompt: "hi" }).result).status).toBe("completed");
+    expect(() => host.run({ workspace, model: "gpt-5.6", prompt: "hi", prompt_display_text: "hi there" })).toThrow(/prompt_display_text is not offered/);
+    expect((await host.run({ workspace, model: "gpt-5.6", prompt: "hi" }).result).status).toBe("completed");
     await host.shutdown();
     const runs = received().filter((r) => r.command === "run");
     expect(runs).toHaveLength(1);

@@ -48,8 +48,8 @@ export function events(...steps: [string, Record<string, unknown>?][]): Step[] {
 export const USAGE = { input_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, output_tokens: 5, reasoning_tokens: 0, total_tokens: 15 };
 
 export const ACCEPTED = (workspace = "/tmp/ws") => ({
-  model: "double-model",
-  resolved_model: "double-model",
+  model: "gpt-5.6",
+  resolved_model: "gpt-5.6",
   session_file: `${workspace}/.octet/sessions/s.jsonl`,
   registered_tools: ["read"],
   extensions: [],

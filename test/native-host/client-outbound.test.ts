@@ -6,7 +6,7 @@ import { launchDouble, rejectionOf } from "./client-helpers.ts";
 describe("outbound checks (§18 57–61)", () => {
   test("57: bad request, run and session ids throw locally and nothing is written", async () => {
     const { host, workspace, received } = await launchDouble();
-    const base: RunOptions = { workspace, model: "m", prompt: "x" };
+    const base: RunOptions = { workspace, model: "gpt-5.6", prompt: "x" };
     for (const run_id of ["a/b", "", "r".repeat(129), "white space", "ü"]) {
       expect(() => host.run({ ...base, run_id })).toThrow(InvalidRequest);
     }
@@ -26,7 +26,7 @@ describe("outbound checks (§18 57–61)", () => {
     const lineBytes = (options: RunOptions, id: string) => Buffer.byteLength(JSON.stringify({ protocol_version: 1, request_id: id, command: "run", ...options })) + 1;
     /** A run whose line is `total` bytes: history text of two-byte "é" (plus one "a" for odd counts). */
     const sized = (total: number): RunOptions => {
-      const options: RunOptions = { workspace, model: "m", prompt: "x", run_id: "run-x", history: [{ role: "user", text: "" }] };
+      const options: RunOptions = { workspace, model: "gpt-5.6", prompt: "x", run_id: "run-x", history: [{ role: "user", text: "" }] };
       const extra = total - lineBytes(options, "req-2");
       options.history![0]!.text = "é".repeat(Math.floor(extra / 2)) + (extra % 2 === 1 ? "a" : "");
       return options;
@@ -46,18 +46,18 @@ describe("outbound checks (§18 57–61)", () => {
 
   test("59: a second run while one is in flight throws; the double never sees two outstanding requests", async () => {
     const { host, workspace, received } = await launchDouble({ runs: [[{ defaultRun: true, answer: "slow" }]] });
-    const first = host.run({ workspace, model: "m", prompt: "one" });
-    expect(() => host.run({ workspace, model: "m", prompt: "two" })).toThrow(/is in flight; protocol 1 serves one request at a time/);
+    const first = host.run({ workspace, model: "gpt-5.6", prompt: "one" });
+    expect(() => host.run({ workspace, model: "gpt-5.6", prompt: "two" })).toThrow(/is in flight; protocol 1 serves one request at a time/);
     expect(await rejectionOf(host.models())).toBeInstanceOf(InvalidRequest);
     expect((await first.result).status).toBe("completed");
-    expect((await host.run({ workspace, model: "m", prompt: "two" }).result).status).toBe("completed");
+    expect((await host.run({ workspace, model: "gpt-5.6", prompt: "two" }).result).status).toBe("completed");
     await host.shutdown();
     expect(received().map((r) => r.command)).toEqual(["hello", "run", "run", "shutdown"]);
   });
 
   test("60: unknown options and null booleans/arrays are refused; the double never receives them", async () => {
     const { host, workspace, received } = await launchDouble();
-    const base: RunOptions = { workspace, model: "m", prompt: "x" };
+    const base: RunOptions = { workspace, model: "gpt-5.6", prompt: "x" };
     // @ts-expect-error allow_file_mutations is not a run field (a typo the type rejects)
     expect(() => host.run({ ...base, allow_file_mutations: false })).toThrow('unknown run field "allow_file_mutations"');
     for (const field of ["allow_file_mutation", "history", "media", "custom_headers", "tools"]) {
@@ -75,7 +75,7 @@ describe("outbound checks (§18 57–61)", () => {
 
   test("60: the documented bounds are checked before sending", async () => {
     const { host, workspace, received } = await launchDouble();
-    const base: RunOptions = { workspace, model: "m", prompt: "x" };
+    const base: RunOptions = { workspace, model: "gpt-5.6", prompt: "x" };
     const refused: [Partial<RunOptions>, string][] = [
       [{ prompt: "x".repeat(512 * 1024 + 1) }, "prompt exceeds the 524288-byte limit"],
       [{ prompt_display_text: "bell\u0007" }, "prompt_display_text must be at most"],
@@ -100,7 +100,7 @@ describe("outbound checks (§18 57–61)", () => {
     const { host, workspace, received } = await launchDouble();
     await host.shutdown();
     expect(await rejectionOf(host.models())).toBeInstanceOf(HostUnavailable);
-    expect(() => host.run({ workspace, model: "m", prompt: "x" })).toThrow(HostUnavailable);
+    expect(() => host.run({ workspace, model: "gpt-5.6", prompt: "x" })).toThrow(HostUnavailable);
     expect(await rejectionOf(host.shutdown())).toBeInstanceOf(HostUnavailable);
     expect(received().map((r) => r.command)).toEqual(["hello", "shutdown"]);
   });

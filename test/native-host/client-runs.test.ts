@@ -23,7 +23,7 @@ async function collect(run: AsyncIterable<RunEvent>): Promise<RunEvent[]> {
 /** A run whose script is `steps`, collected; returns the events and the result (or the error). */
 async function scripted(steps: Step[], session_id?: string) {
   const { host, workspace } = await launchDouble({ runs: [steps] });
-  const run = host.run({ workspace, model: "double-model", prompt: "hello", run_id: "run-1", session_id, allow_file_mutation: false });
+  const run = host.run({ workspace, model: "gpt-5.6", prompt: "hello", run_id: "run-1", session_id, allow_file_mutation: false });
   const seen: RunEvent[] = [];
   let error: Error | undefined;
   try {
@@ -37,7 +37,7 @@ async function scripted(steps: Step[], session_id?: string) {
 
 const HAPPY: Step[] = events(
   ["accepted", ACCEPTED()],
-  ["started", { model: "double-model" }],
+  ["started", { model: "gpt-5.6" }],
   ["model_delta", { channel: "text", text: "Hel" }],
   ["model_delta", { channel: "reasoning", text: "thinking" }],
   ["model_delta", { channel: "text", text: "lo" }],
@@ -105,7 +105,7 @@ describe("run lifecycle (§18 16–24)", () => {
 
   test("16: the double's default run works end to end with a real session file", async () => {
     const { host, workspace } = await launchDouble();
-    const run = host.run({ workspace, model: "double-model", prompt: "ping", session_id: "chat-1" });
+    const run = host.run({ workspace, model: "gpt-5.6", prompt: "ping", session_id: "chat-1" });
     const types = (await collect(run)).map((e) => e.type);
     const result = await run.result;
     expect(types[0]).toBe("accepted");
@@ -119,7 +119,7 @@ describe("run lifecycle (§18 16–24)", () => {
 
   test("17: a validation failure (final_result error at seq 1) is a run failure, not a violation", async () => {
     const { host, workspace } = await launchDouble();
-    const run = host.run({ workspace: join(workspace, "missing"), model: "double-model", prompt: "x" });
+    const run = host.run({ workspace: join(workspace, "missing"), model: "gpt-5.6", prompt: "x" });
     const seen = await collect(run);
     const result = await run.result;
     expect(seen.map((e) => e.type)).toEqual(["final_result"]);
@@ -128,13 +128,13 @@ describe("run lifecycle (§18 16–24)", () => {
     expect(result.sessionFile).toBe("");
     expect(result.accepted).toBeUndefined();
     // Still usable.
-    expect((await host.run({ workspace, model: "double-model", prompt: "y" }).result).status).toBe("completed");
+    expect((await host.run({ workspace, model: "gpt-5.6", prompt: "y" }).result).status).toBe("completed");
     await host.shutdown();
   });
 
   test("18: accepted then final_result(error) for a media failure is a valid sequence", async () => {
     const { host, workspace } = await launchDouble();
-    const run = host.run({ workspace, model: "double-model", prompt: "look", media: [{ type: "image", path: join(workspace, "nope.png") }] });
+    const run = host.run({ workspace, model: "gpt-5.6", prompt: "look", media: [{ type: "image", path: join(workspace, "nope.png") }] });
     const seen = await collect(run);
     const result = await run.result;
     expect(seen.map((e) => e.type)).toEqual(["accepted", "final_result"]);
@@ -147,10 +147,10 @@ describe("run lifecycle (§18 16–24)", () => {
   test("19: protocol_error 'run_id or session_id is invalid' without run_id: RequestRejected, host stays usable", async () => {
     const rejected: Step = { event: "protocol_error", data: { error: "run_id or session_id is invalid" }, envelope: { run_id: null } };
     const { host, workspace } = await launchDouble({ runs: [[rejected], [{ defaultRun: true }]] });
-    const error = await rejectionOf(host.run({ workspace, model: "m", prompt: "x" }).result);
+    const error = await rejectionOf(host.run({ workspace, model: "gpt-5.6", prompt: "x" }).result);
     expect(error).toBeInstanceOf(RequestRejected);
     expect((error as RequestRejected).error).toBe("run_id or session_id is invalid");
-    expect((await host.run({ workspace, model: "double-model", prompt: "again" }).result).status).toBe("completed");
+    expect((await host.run({ workspace, model: "gpt-5.6", prompt: "again" }).result).status).toBe("completed");
     await host.shutdown();
   });
 
@@ -158,10 +158,10 @@ describe("run lifecycle (§18 16–24)", () => {
     // The double reports unknown fields under request_id "invalid"; the client never sends one, so it is scripted.
     const invalid: Step = { event: "protocol_error", data: { error: 'invalid request: unknown request field "allow_file_mutations"' }, envelope: { request_id: "invalid", run_id: null } };
     const { host, workspace } = await launchDouble({ runs: [[invalid], [{ defaultRun: true }]] });
-    const error = await rejectionOf(host.run({ workspace, model: "m", prompt: "x" }).result);
+    const error = await rejectionOf(host.run({ workspace, model: "gpt-5.6", prompt: "x" }).result);
     expect(error).toBeInstanceOf(RequestRejected);
     expect(error.message).toContain("unknown request field");
-    expect((await host.run({ workspace, model: "m", prompt: "x" }).result).status).toBe("completed");
+    expect((await host.run({ workspace, model: "gpt-5.6", prompt: "x" }).result).status).toBe("completed");
     await host.shutdown();
   });
 
@@ -169,7 +169,7 @@ describe("run lifecycle (§18 16–24)", () => {
     const { host, workspace } = await launchDouble({
       runs: [[...HAPPY, { sleepMs: 50 }, { event: "protocol_error", data: { error: "invalid request: x" }, envelope: { request_id: "invalid", seq: 1, run_id: null } }, { stall: true }]],
     });
-    expect((await host.run({ workspace, model: "m", prompt: "x" }).result).status).toBe("completed");
+    expect((await host.run({ workspace, model: "gpt-5.6", prompt: "x" }).result).status).toBe("completed");
     // Terminated: SIGTERM makes the double exit 143.
     expect(await host.exited).toEqual({ code: 143, signal: null });
     const error = await rejectionOf(host.models());
@@ -185,14 +185,14 @@ describe("run lifecycle (§18 16–24)", () => {
   });
 
   test("23: final_result blocked resolves with status blocked", async () => {
-    const { host, result } = await scripted(events(["accepted", ACCEPTED()], ["started", { model: "m" }], ["settled", { status: "blocked", head: "", error: "run reached the configured turn limit" }], ["final_result", FINAL("", { status: "blocked", error: "run reached the configured turn limit" })]));
+    const { host, result } = await scripted(events(["accepted", ACCEPTED()], ["started", { model: "gpt-5.6" }], ["settled", { status: "blocked", head: "", error: "run reached the configured turn limit" }], ["final_result", FINAL("", { status: "blocked", error: "run reached the configured turn limit" })]));
     expect(result!.status).toBe("blocked");
     expect(result!.error).toBe("run reached the configured turn limit");
     await host.shutdown();
   });
 
   test("24: settled, extension_notification, final_result is accepted and the notification delivered", async () => {
-    const { host, seen, result } = await scripted(events(["accepted", ACCEPTED()], ["extension_notification", { message: "before start" }], ["started", { model: "m" }], ["settled", { status: "completed", head: "h", error: "" }], ["extension_notification", { message: "after settle" }], ["final_result", FINAL("")]));
+    const { host, seen, result } = await scripted(events(["accepted", ACCEPTED()], ["extension_notification", { message: "before start" }], ["started", { model: "gpt-5.6" }], ["settled", { status: "completed", head: "h", error: "" }], ["extension_notification", { message: "after settle" }], ["final_result", FINAL("")]));
     expect(seen.filter((e) => e.type === "extension_notification").map((e) => (e.data as { message: string }).message)).toEqual(["before start", "after settle"]);
     expect(result!.status).toBe("completed");
     await host.shutdown();
@@ -211,7 +211,7 @@ describe("run event checks (§18 25–33)", () => {
   };
 
   test("25: a different run_id is a mismatch violation", async () => {
-    await violation([{ event: "accepted", data: ACCEPTED() }, { event: "started", data: { model: "m" }, envelope: { run_id: "run-2" } }, { stall: true }], 'run_id "run-2" does not match');
+    await violation([{ event: "accepted", data: ACCEPTED() }, { event: "started", data: { model: "gpt-5.6" }, envelope: { run_id: "run-2" } }, { stall: true }], 'run_id "run-2" does not match');
   });
 
   test("26: a run sent with session_id, an event without it: mismatch", async () => {
@@ -223,17 +223,17 @@ describe("run event checks (§18 25–33)", () => {
   });
 
   test("28: seq 1, 2, 4 is a gap", async () => {
-    const seen = await violation([...events(["accepted", ACCEPTED()], ["started", { model: "m" }]), { event: "model_delta", data: { channel: "text", text: "x" }, envelope: { seq: 4 } }, { stall: true }], "seq 4 after 2");
+    const seen = await violation([...events(["accepted", ACCEPTED()], ["started", { model: "gpt-5.6" }]), { event: "model_delta", data: { channel: "text", text: "x" }, envelope: { seq: 4 } }, { stall: true }], "seq 4 after 2");
     expect(seen.map((e) => e.type)).toEqual(["accepted", "started"]);
   });
 
   test("29: a repeated seq is a violation", async () => {
-    await violation([...events(["accepted", ACCEPTED()], ["started", { model: "m" }]), { event: "model_delta", data: { channel: "text", text: "x" }, envelope: { seq: 2 } }, { stall: true }], "seq 2 after 2");
+    await violation([...events(["accepted", ACCEPTED()], ["started", { model: "gpt-5.6" }]), { event: "model_delta", data: { channel: "text", text: "x" }, envelope: { seq: 2 } }, { stall: true }], "seq 2 after 2");
   });
 
   test("30: an event after final_result is a violation (the result itself stands)", async () => {
     const { host, workspace } = await launchDouble({ runs: [[...HAPPY, { event: "extension_notification", data: { message: "late" } }, { stall: true }]] });
-    const result = await host.run({ workspace, model: "m", prompt: "x" }).result;
+    const result = await host.run({ workspace, model: "gpt-5.6", prompt: "x" }).result;
     expect(result.status).toBe("completed");
     await host.exited;
     const error = await rejectionOf(host.models());
@@ -270,7 +270,7 @@ describe("provisional output, usage and tools (§18 34–39)", () => {
     const { host, seen, result, run } = await scripted(
       events(
         ["accepted", ACCEPTED()],
-        ["started", { model: "m" }],
+        ["started", { model: "gpt-5.6" }],
         ["model_delta", { channel: "text", text: "first " }],
         ["model_delta", { channel: "text", text: "try" }],
         ["provider_retry", { attempt: 1, max_attempts: 3, delay_ms: 10, error: "HTTP 529 overloaded" }],
@@ -292,7 +292,7 @@ describe("provisional output, usage and tools (§18 34–39)", () => {
     const { host, seen, result } = await scripted(
       events(
         ["accepted", ACCEPTED()],
-        ["started", { model: "m" }],
+        ["started", { model: "gpt-5.6" }],
         ["model_delta", { channel: "text", text: "done!" }],
         ["output_media", { index: 0, kind: "image", media_type: "image/png", source: "inline", bytes: 10, payload_omitted: true }],
         ["candidate_rejected", { run_usage: { input_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, output_tokens: 1, reasoning_tokens: 0, total_tokens: 2 }, run_cost_microdollars: 3, session_cost_microdollars: 3, discard_provisional_output: true }],
@@ -317,7 +317,7 @@ describe("provisional output, usage and tools (§18 34–39)", () => {
 
   test("36: a host waiting for the network forever is ended only by the caller's timeout", async () => {
     const { host, workspace } = await launchDouble({ runs: [[...HAPPY.slice(0, 2), { event: "provider_waiting_for_network", data: { attempt: 1, delay_ms: 1000, error: "offline" } }, { stall: true }]] });
-    const error = await rejectionOf(host.run({ workspace, model: "m", prompt: "x" }, { timeoutMs: 400 }).result);
+    const error = await rejectionOf(host.run({ workspace, model: "gpt-5.6", prompt: "x" }, { timeoutMs: 400 }).result);
     expect(error).toBeInstanceOf(Timeout);
   });
 
@@ -341,7 +341,7 @@ describe("provisional output, usage and tools (§18 34–39)", () => {
     const { host, result } = await scripted(
       events(
         ["accepted", ACCEPTED()],
-        ["started", { model: "m" }],
+        ["started", { model: "gpt-5.6" }],
         ["tool_start", { toolCallId: "call-1", toolName: "write", input: { path: "a.txt", content: "x" } }],
         ["tool_progress", { toolCallId: "call-1", progress: { type: "confirmation_required", prompt: "Write a.txt?", detail: "", destructive: false, default: false, denied: true } }],
         ["tool_policy", { toolCallId: "call-1", toolName: "write", decision: { effect: "workspace_mutation", allowed: false, denial_code: "approval_denied", policy } }],
@@ -377,8 +377,8 @@ test("a workspace with a session dir is reused across runs of the same session_i
   const { host, workspace } = await launchDouble();
   mkdirSync(join(workspace, "state"));
   writeFileSync(join(workspace, "note.txt"), "x");
-  const first = await host.run({ workspace, model: "double-model", prompt: "one", session_id: "s-1", session_dir: join(workspace, "state") }).result;
-  const second = await host.run({ workspace, model: "double-model", prompt: "two", session_id: "s-1", session_dir: join(workspace, "state") }).result;
+  const first = await host.run({ workspace, model: "gpt-5.6", prompt: "one", session_id: "s-1", session_dir: join(workspace, "state") }).result;
+  const second = await host.run({ workspace, model: "gpt-5.6", prompt: "two", session_id: "s-1", session_dir: join(workspace, "state") }).result;
   expect(second.sessionFile).toBe(first.sessionFile);
   expect(first.sessionFile.startsWith(join(workspace, "state"))).toBe(true);
   await host.shutdown();

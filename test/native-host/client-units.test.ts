@@ -68,7 +68,7 @@ describe("request tracker", () => {
 
   test("started needs accepted first; accepted only at seq 1", () => {
     const t = new RequestTracker("run", "req-1", "run-1");
-    expect(t.check(ev(1, "started", { model: "m" }))).toEqual({ ok: false, violation: "started event before accepted" });
+    expect(t.check(ev(1, "started", { model: "gpt-5.6" }))).toEqual({ ok: false, violation: "started event before accepted" });
   });
 });
 
