@@ -192,7 +192,8 @@ export function checkRun(run: Record<string, unknown>, hello: HelloInfo | undefi
     checkMedia(r, offered) ??
     (r.input_modalities && (r.input_modalities.length > 2 || new Set(r.input_modalities).size !== r.input_modalities.length) ? "input_modalities contains duplicate or excess values" : undefined) ??
     (r.system_prompt !== undefined && bytes(r.system_prompt) > 512 * KiB ? `system prompt exceeds the ${512 * KiB}-byte limit` : undefined) ??
-    (r.session_dir !== undefined && r.session_dir.split("/").some((part) => part === "." || part === "..") ? "session_dir must not contain '.' or '..' components" : undefined);
+    // The host checks path components, where "." disappears; ".." stays and is refused.
+    (r.session_dir !== undefined && r.session_dir.split("/").includes("..") ? "session_dir must not contain '..' components" : undefined);
   return problem;
 }
 
@@ -218,8 +219,9 @@ function checkRoute(r: RunOptions, offered: (feature: string) => boolean): strin
   if (headers.reduce((n, [k, v]) => n + bytes(k) + bytes(v), 0) > 64 * KiB) return `custom_headers exceeds the ${64 * KiB}-byte limit`;
   for (const [name, value] of headers) {
     if (!HEADER_NAME.test(name)) return `invalid custom header name ${JSON.stringify(name)}`;
-    if (FORBIDDEN_HEADERS.has(name.toLowerCase())) return `custom header ${name} is not allowed`;
-    if (hasControl(value, "\t")) return `invalid value for custom header ${name}`;
+    if (FORBIDDEN_HEADERS.has(name.toLowerCase())) return `custom header ${name.toLowerCase()} is not allowed`;
+    // HTTP field values: visible ASCII, space, tab and bytes ≥ 0x80 (non-ASCII text is sent as UTF-8).
+    if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) return `invalid value for custom header ${name.toLowerCase()}`;
   }
   const audio = r.input_modalities?.includes("audio") || r.media?.some((m) => m.type === "audio");
   if (audio && (r.provider_mode ?? "openai-compatible") !== "openai-compatible") return "native audio input is only supported through openai-compatible (OpenAI Chat) inline routes";
