@@ -3,8 +3,10 @@
  * as its own process-group leader, validates `hello` before any work, sends
  * one request at a time and checks every event the host writes. Any protocol
  * violation kills the host's group and makes the instance unusable; a dead or
- * silent host never leaves a call hanging (EOF and exit are watched, and
- * deadlines terminate the group).
+ * silent host never leaves a call hanging: stdout EOF and the host's exit are
+ * both watched (a grandchild holding stdout open cannot hide an exit), and
+ * deadlines terminate the group. Once the host has exited, members left in its
+ * group are killed.
  */
 import { LineSplitter, lineBytes } from "../wire/line-splitter.ts";
 import { minimalEnv } from "./environment.ts";
@@ -23,7 +25,7 @@ import {
 } from "./errors.ts";
 import type { ModelInfo } from "./events.ts";
 import { validateHello, type HelloInfo } from "./hello.ts";
-import { terminateGroup, type Exit } from "./process-group.ts";
+import { signalGroup, terminateGroup, type Exit } from "./process-group.ts";
 import { RequestTracker, type RawEvent } from "./request-tracker.ts";
 import { DEFAULT_MAX_FRAME_BYTES, encodeRequest, type Command, type RunOptions } from "./requests.ts";
 import { RunHandle } from "./run.ts";
@@ -52,15 +54,25 @@ export interface LaunchOptions {
 export interface RunControl {
   /** Terminate the host and reject with {@link Timeout} when the run takes longer. Default: no deadline. */
   timeoutMs?: number;
-  /** Aborting it cancels the run (as {@link RunHandle.cancel}). */
+  /** Aborting it cancels the run (as {@link RunHandle.cancel}); already aborted, `run()` throws {@link Cancelled}. */
   signal?: AbortSignal;
+  /**
+   * Keep events for iteration (default true). With false the run is only
+   * observed through `result` and `text`, and events are not retained.
+   */
+  retainEvents?: boolean;
 }
 
 interface Pending {
   tracker: RequestTracker;
   onEvent(event: RawEvent, terminal: boolean): void;
   fail(error: Error): void;
+  /** Resolves once the consumer caught up (read backpressure); undefined when no wait is needed. */
+  backpressure?(): Promise<void> | undefined;
 }
+
+/** How long stdout may stay open after the host exited (a grandchild can hold it). */
+const STDOUT_AFTER_EXIT_MS = 300;
 
 type State = { kind: "ready" } | { kind: "closing" } | { kind: "dead"; error: Error };
 
@@ -77,6 +89,11 @@ export class NativeHost {
   private readonly options: Required<Omit<LaunchOptions, "path" | "cwd" | "env" | "secrets">>;
   private cancelling: Error | undefined;
   private stdinOpen = true;
+  /** Set once the end of the host (stdout closed or exited) was handled. */
+  private over = false;
+  private groupSwept = false;
+  private stdoutDone!: () => void;
+  private readonly stdoutClosed = new Promise<void>((resolve) => (this.stdoutDone = resolve));
 
   private constructor(
     private readonly proc: Bun.Subprocess<"pipe", "pipe", "pipe">,
@@ -92,6 +109,7 @@ export class NativeHost {
     this.stderr = new StderrTail(proc.stderr, this.options.stderrTailBytes, () => this.secrets);
     this.exited = proc.exited.then(() => ({ code: proc.signalCode ? null : proc.exitCode, signal: proc.signalCode ? String(proc.signalCode) : null }));
     void this.readEvents();
+    void this.watchExit();
   }
 
   /**
@@ -158,17 +176,19 @@ export class NativeHost {
     const fields = { ...options, run_id: runId } as Record<string, unknown>;
     const requestId = this.nextRequestId("req");
     const line = this.prepare("run", requestId, fields);
+    if (control.signal?.aborted) throw new Cancelled(`run ${runId} was cancelled before it was sent`);
     for (const secret of [options.api_key, ...Object.values(options.custom_headers ?? {})]) if (secret) this.secrets.add(secret);
-    const handle = new RunHandle(requestId, runId, () => this.cancel(new Cancelled(`run ${runId} was cancelled`)));
-    const tracker = new RequestTracker("run", requestId, runId, options.session_id);
+    let pending!: Pending;
+    // Cancelling a run only ever ends that run: once it finished, cancel() does nothing.
+    const handle = new RunHandle(requestId, runId, () => this.cancel(new Cancelled(`run ${runId} was cancelled`), pending), control.retainEvents ?? true);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const onAbort = () => void handle.cancel();
     const cleanup = () => {
       clearTimeout(timer);
       control.signal?.removeEventListener("abort", onAbort);
     };
-    this.begin(line, {
-      tracker,
+    pending = {
+      tracker: new RequestTracker("run", requestId, runId, options.session_id),
       onEvent: (event, terminal) => {
         if (event.type === "protocol_error") {
           cleanup();
@@ -181,13 +201,14 @@ export class NativeHost {
         cleanup();
         handle.fail(error);
       },
-    });
+      backpressure: () => handle.backpressure(),
+    };
+    this.begin(line, pending);
     if (control.timeoutMs !== undefined) {
       const ms = control.timeoutMs;
-      timer = setTimeout(() => void this.cancel(new Timeout(`run ${runId}`, ms)), ms);
+      timer = setTimeout(() => void this.cancel(new Timeout(`run ${runId}`, ms), pending), ms);
     }
-    if (control.signal?.aborted) onAbort();
-    else control.signal?.addEventListener("abort", onAbort, { once: true });
+    control.signal?.addEventListener("abort", onAbort, { once: true });
     return handle;
   }
 
@@ -220,10 +241,22 @@ export class NativeHost {
     }
   }
 
-  /** Terminate the host's process group now (SIGTERM, grace, SIGKILL) and wait for it. */
+  /**
+   * Terminate the host's process group now (SIGTERM, grace, SIGKILL) and wait
+   * for it. A request in flight fails with {@link Cancelled}.
+   */
   async kill(): Promise<Exit> {
+    if (this.pending) await this.cancel(new Cancelled("the host was killed"), this.pending);
     if (this.state.kind !== "dead") this.state = { kind: "dead", error: new HostUnavailable("the host was terminated") };
-    return terminateGroup(this.pid, this.exited, this.options.graceMs);
+    return this.terminate(this.options.graceMs);
+  }
+
+  /** Terminate the group, unless the host already exited and its group was swept. */
+  private async terminate(graceMs: number): Promise<Exit> {
+    if (this.groupSwept) return this.exited;
+    const exit = await terminateGroup(this.pid, this.exited, graceMs);
+    this.groupSwept = true;
+    return exit;
   }
 
   // ---- requests ------------------------------------------------------------------------
@@ -260,8 +293,8 @@ export class NativeHost {
       } catch (error) {
         return reject(error);
       }
-      const timer = setTimeout(() => void this.cancel(new Timeout(command, timeoutMs)), timeoutMs);
-      this.begin(line, {
+      const timer = setTimeout(() => void this.cancel(new Timeout(command, timeoutMs), pending), timeoutMs);
+      const pending: Pending = {
         tracker: new RequestTracker(command, requestId),
         onEvent: (event) => {
           clearTimeout(timer);
@@ -275,11 +308,14 @@ export class NativeHost {
           clearTimeout(timer);
           reject(error);
         },
-      });
+      };
+      this.begin(line, pending);
     });
   }
 
   // ---- reading events ------------------------------------------------------------------
+
+  private readPaused = false;
 
   private async readEvents(): Promise<void> {
     const limit = () => (this.hello?.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES) - 1;
@@ -287,7 +323,7 @@ export class NativeHost {
     let splitter = new LineSplitter(splitterLimit);
     const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     let problem: string | undefined;
-    const onLine = (event: ReturnType<typeof classify>) => {
+    const onLine = (event: { violation?: string; text?: string }) => {
       if (problem) return;
       problem = event.violation ?? this.dispatch(event.text!);
     };
@@ -305,14 +341,32 @@ export class NativeHost {
         // A host announcing a smaller frame limit is held to it from its next line on.
         if (splitter.pending === 0 && splitterLimit !== limit()) splitter = new LineSplitter((splitterLimit = limit()));
         splitter.push(chunk, (e) => onLine(classify(e)));
-        if (problem) return this.violate(problem);
+        if (problem) break;
+        // A consumer far behind pauses reading; the host then waits on its stdout.
+        const caughtUp = this.pending?.backpressure?.();
+        if (caughtUp) {
+          this.readPaused = true;
+          await caughtUp;
+          this.readPaused = false;
+        }
       }
     } catch {
       /* the pipe broke: treated as EOF */
     }
-    splitter.end((e) => onLine(classify(e)));
+    if (!problem) splitter.end((e) => onLine(classify(e)));
+    this.stdoutDone();
     if (problem) return this.violate(problem);
-    await this.stdoutClosed();
+    await this.hostEnded();
+  }
+
+  /** The host's exit ends it even when stdout stays open (a grandchild can hold the pipe). */
+  private async watchExit(): Promise<void> {
+    await this.exited;
+    const settle = () => Promise.race([this.stdoutClosed, Bun.sleep(STDOUT_AFTER_EXIT_MS)]);
+    await settle();
+    // Events still waiting for a slow consumer are read before the end is declared.
+    while (this.readPaused) await settle();
+    await this.hostEnded();
   }
 
   /** Route one line; returns a violation or undefined. */
@@ -332,22 +386,29 @@ export class NativeHost {
     return undefined;
   }
 
-  /** A protocol violation: poison the instance, terminate the group, fail the request in flight. */
+  /** A protocol violation: poison the instance, terminate the group (1 s grace at most), fail the request in flight. */
   private async violate(message: string): Promise<void> {
     if (this.state.kind === "dead" && !this.pending) return;
     const pending = this.pending;
     this.pending = undefined;
     this.state = { kind: "dead", error: new ProtocolViolation(message) };
-    await terminateGroup(this.pid, this.exited, Math.min(this.options.graceMs, 1000));
+    await this.terminate(Math.min(this.options.graceMs, 1000));
     await Promise.race([this.stderr.done, Bun.sleep(200)]);
     const error = new ProtocolViolation(message, this.stderrTail);
     this.state = { kind: "dead", error };
     pending?.fail(this.cancelling ?? error);
   }
 
-  /** stdout ended cleanly: whatever was pending ends with the process. */
-  private async stdoutClosed(): Promise<void> {
+  /** The host is gone (stdout ended or it exited): wait for its exit, sweep its group, fail what is pending. Runs once. */
+  private async hostEnded(): Promise<void> {
+    if (this.over) return;
+    this.over = true;
     const exit = await this.waitExit(2_000);
+    if (!this.groupSwept) {
+      // Members left behind (orphaned children of the host) go with it.
+      signalGroup(this.pid, "SIGKILL");
+      this.groupSwept = true;
+    }
     await Promise.race([this.stderr.done, Bun.sleep(200)]);
     const pending = this.pending;
     this.pending = undefined;
@@ -363,18 +424,20 @@ export class NativeHost {
     const first = await Promise.race([this.exited, late]);
     clearTimeout(timer);
     if (first !== "late") return first;
-    return terminateGroup(this.pid, this.exited, this.options.graceMs);
+    return this.terminate(this.options.graceMs);
   }
 
-  /** Cancellation and deadlines: terminate the group; the request in flight fails with `reason`. */
-  private async cancel(reason: NativeHostError): Promise<void> {
-    if (this.cancelling || !this.pending) return;
+  /**
+   * Cancellation and deadlines: terminate the group; `target` fails with
+   * `reason`. Nothing happens unless `target` is still the request in flight.
+   */
+  private async cancel(reason: NativeHostError, target: Pending): Promise<void> {
+    if (this.cancelling || this.pending !== target) return;
     this.cancelling = reason;
-    const pending = this.pending;
     this.pending = undefined;
     this.state = { kind: "dead", error: reason };
-    await terminateGroup(this.pid, this.exited, this.options.graceMs);
-    pending.fail(reason);
+    await this.terminate(this.options.graceMs);
+    target.fail(reason);
   }
 }
 

@@ -107,28 +107,48 @@ export function isKnownEventType(type: string): type is KnownEventType {
   return Object.hasOwn(KNOWN, type);
 }
 
+const MODEL_SHAPE: Record<string, Check> = {
+  id: "string",
+  provider: "string",
+  api_name: "string",
+  display_name: "string|null",
+  protocol: "string",
+  context_window: "int",
+  max_output_tokens: "int",
+  tools: "bool",
+  vision: "bool",
+  audio: "bool",
+  input_modalities: "strings",
+  reasoning: "bool",
+};
+
 export const TERMINAL_TYPES: ReadonlySet<string> = new Set(["hello", "models", "shutdown", "final_result", "protocol_error"]);
 
-type Check = "string" | "int" | "bool" | "object" | "array" | "string|null" | "int|null" | "strings" | readonly string[];
+type Check = "string" | "int" | "bool" | "true" | "object" | "array" | "usage" | "string|null" | "int|null" | "strings" | readonly string[];
 
 /** Required keys of the known types (types checked; extra keys tolerated). */
 const SHAPES: Partial<Record<KnownEventType, Record<string, Check>>> = {
   models: { models: "array" },
   shutdown: { accepted: "bool" },
-  accepted: { model: "string", resolved_model: "string", session_file: "string", registered_tools: "strings" },
+  accepted: { model: "string", resolved_model: "string", session_file: "string", registered_tools: "strings", extensions: "array" },
   started: { model: "string" },
   model_delta: { channel: ["text", "reasoning"], text: "string" },
-  output_media: { index: "int", kind: ["image", "audio"] },
+  output_media: { index: "int", kind: ["image", "audio"], payload_omitted: "true" },
+  provider_lifecycle: { state: ["queued", "loading", "ready"], detail: "string|null" },
   provider_retry: { attempt: "int", max_attempts: "int", delay_ms: "int", error: "string" },
   provider_waiting_for_network: { attempt: "int", delay_ms: "int", error: "string" },
   provider_operation_retry: { operation: "string", attempt: "int", max_attempts: "int|null", delay_ms: "int", error: "string" },
+  provider_usage_uncertain: {},
+  candidate_rejected: { run_usage: "usage", run_cost_microdollars: "int", discard_provisional_output: "true" },
   tool_start: { toolCallId: "string", toolName: "string" },
   tool_policy: { toolCallId: "string", toolName: "string", decision: "object" },
   tool_progress: { toolCallId: "string", progress: "object" },
   tool_finish: { toolCallId: "string", ok: "bool", output: "string", error: "string" },
-  model_step: { step: "int", turn_usage: "object", run_usage: "object", run_cost_microdollars: "int" },
+  model_step: { step: "int", turn_usage: "usage", run_usage: "usage", session_cost_microdollars: "int|null", run_cost_microdollars: "int" },
   steering_delivered: { messages: "strings" },
   follow_up_delivered: { messages: "strings" },
+  compaction_start: { reason: "string" },
+  compaction_finish: { reason: "string", ok: "bool" },
   extension_notification: { message: "string" },
   settled: { status: ["completed", "blocked", "error"], head: "string", error: "string" },
   final_result: {
@@ -143,9 +163,17 @@ const SHAPES: Partial<Record<KnownEventType, Record<string, Check>>> = {
   protocol_error: { error: "string" },
 };
 
+const USAGE_KEYS = ["input_tokens", "cache_read_tokens", "cache_write_tokens", "cache_write_1h_tokens", "output_tokens", "reasoning_tokens", "total_tokens"];
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
 function matches(check: Check, value: unknown): boolean {
   if (Array.isArray(check)) return check.includes(value as string);
   switch (check) {
+    case "true":
+      return value === true;
+    case "usage":
+      return isObject(value) && USAGE_KEYS.every((key) => Number.isSafeInteger(value[key]));
     case "string":
       return typeof value === "string";
     case "int":
@@ -153,7 +181,7 @@ function matches(check: Check, value: unknown): boolean {
     case "bool":
       return typeof value === "boolean";
     case "object":
-      return typeof value === "object" && value !== null && !Array.isArray(value);
+      return isObject(value);
     case "array":
       return Array.isArray(value);
     case "strings":
@@ -171,12 +199,32 @@ export function checkEventData(type: string, data: Record<string, unknown>): str
   const shape = SHAPES[type as KnownEventType];
   if (!shape) return undefined;
   for (const [key, check] of Object.entries(shape)) {
-    if (!matches(check, data[key])) return `${type}.data.${key} is ${JSON.stringify(data[key]) ?? "missing"}, expected ${Array.isArray(check) ? check.join("|") : check}`;
-  }
-  if (type === "models") {
-    for (const model of data.models as unknown[]) {
-      if (typeof model !== "object" || model === null || typeof (model as { id?: unknown }).id !== "string") return "models.data.models entries must be objects with a string id";
+    if (matches(check, data[key])) continue;
+    const usage = data[key];
+    if (check === "usage" && isObject(usage)) {
+      const bad = USAGE_KEYS.find((k) => !Number.isSafeInteger(usage[k]))!;
+      return `${type}.data.${key}.${bad} is ${JSON.stringify(usage[bad]) ?? "missing"}, expected int`;
     }
+    return `${type}.data.${key} is ${JSON.stringify(data[key]) ?? "missing"}, expected ${Array.isArray(check) ? check.join("|") : check}`;
+  }
+  return checkNested(type, data);
+}
+
+/** Required members one level down (model entries, tool progress and decisions). */
+function checkNested(type: string, data: Record<string, unknown>): string | undefined {
+  if (type === "models") {
+    for (const [i, model] of (data.models as unknown[]).entries()) {
+      const entry = isObject(model) ? model : {};
+      for (const [key, check] of Object.entries(MODEL_SHAPE)) {
+        if (!matches(check, entry[key])) return `models.data.models[${i}].${key} is ${JSON.stringify(entry[key]) ?? "missing"}, expected ${check}`;
+      }
+    }
+  }
+  if (type === "tool_progress" && typeof (data.progress as Record<string, unknown>).type !== "string") return "tool_progress.data.progress.type is not a string";
+  if (type === "tool_policy") {
+    const decision = data.decision as Record<string, unknown>;
+    if (typeof decision.allowed !== "boolean") return "tool_policy.data.decision.allowed is not a boolean";
+    if (!isObject(decision.policy)) return "tool_policy.data.decision.policy is not an object";
   }
   return undefined;
 }

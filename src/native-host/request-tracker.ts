@@ -4,7 +4,7 @@
  * attribute), seq from 1 without gaps, run/session id echoes, one terminal
  * event, and the terminal types each command may end with.
  */
-import { checkEventData, TERMINAL_TYPES } from "./events.ts";
+import { checkEventData, isKnownEventType, TERMINAL_TYPES } from "./events.ts";
 import type { Command } from "./requests.ts";
 
 /** An event whose envelope passed the checks. */
@@ -59,23 +59,81 @@ export class RequestTracker {
       if (frame.run_id !== undefined && frame.run_id !== this.runId) return fail(`run_id ${JSON.stringify(frame.run_id)} does not match the run's ${JSON.stringify(this.runId)}`);
       if (scoped && frame.run_id === undefined) return fail(`${type} event (seq ${seq}) lacks run_id`);
       if (this.sessionId === undefined && frame.session_id !== undefined) return fail(`session_id ${JSON.stringify(frame.session_id)} on an event of a run sent without one`);
-      if (this.sessionId !== undefined && scoped && frame.session_id !== this.sessionId) {
+      if (this.sessionId !== undefined && (scoped || frame.session_id !== undefined) && frame.session_id !== this.sessionId) {
         return fail(`session_id ${JSON.stringify(frame.session_id) ?? "missing"} does not match the run's ${JSON.stringify(this.sessionId)}`);
       }
       if (TERMINAL_TYPES.has(type) && !TERMINAL_FOR.run.includes(type)) return fail(`a run cannot end with a ${type} event`);
-      if (type === "accepted" && seq !== 1) return fail(`accepted event at seq ${seq}; it can only open a run`);
-      if (type === "started" && !this.accepted) return fail("started event before accepted");
-    } else if (!TERMINAL_FOR[this.command].includes(type)) {
-      return fail(`${this.command} request answered with a ${type} event`);
+    } else {
+      if (!TERMINAL_FOR[this.command].includes(type)) return fail(`${this.command} request answered with a ${type} event`);
+      if (frame.run_id !== undefined || frame.session_id !== undefined) return fail(`${type} event carries run_id/session_id, which only run events have`);
     }
     const shape = checkEventData(type, data as Record<string, unknown>);
     if (shape) return fail(shape);
-    if (type === "accepted") this.accepted = true;
+    if (this.command === "run") {
+      const order = this.order.check(type, data as Record<string, unknown>);
+      if (order) return fail(`${order} (seq ${seq})`);
+    }
     this.seq = seq as number;
     const terminal = TERMINAL_TYPES.has(type);
     if (terminal) this.done = true;
     return { ok: true, event: frame as RawEvent, terminal };
   }
 
-  private accepted = false;
+  private readonly order = new RunOrder();
+}
+
+/** Events that only occur while the run streams (between `accepted` and `settled`). */
+const STREAMING = new Set([
+  "model_delta", "output_media", "provider_lifecycle", "provider_retry", "provider_waiting_for_network", "provider_operation_retry",
+  "provider_usage_uncertain", "candidate_rejected", "tool_start", "tool_policy", "tool_progress", "tool_finish", "model_step",
+  "steering_delivered", "follow_up_delivered", "compaction_start", "compaction_finish",
+]);
+
+/**
+ * The order of a run's events (spec §8): it opens with `accepted`, a
+ * `final_result` or a `protocol_error`; `started` once after `accepted`;
+ * streaming events before `settled`; after `settled` only
+ * `extension_notification` and the terminal event; each tool call runs from
+ * `tool_start` to `tool_finish`. Unknown types pass anywhere.
+ */
+class RunOrder {
+  private phase: "open" | "accepted" | "started" | "settled" = "open";
+  /** Tool calls by id: true once finished. */
+  private tools = new Map<string, boolean>();
+
+  check(type: string, data: Record<string, unknown>): string | undefined {
+    const phase = this.phase;
+    if (type === "protocol_error" || !isKnownEventType(type)) return undefined;
+    if (phase === "open" && type !== "accepted" && type !== "final_result") return `a run must open with accepted or a terminal event, not ${type}`;
+    if (type === "final_result" || type === "extension_notification") return undefined;
+    if (type === "accepted") {
+      if (phase !== "open") return "accepted twice";
+      this.phase = "accepted";
+    } else if (type === "started") {
+      if (phase !== "accepted") return `started in phase ${phase}`;
+      this.phase = "started";
+    } else if (type === "settled") {
+      if (phase !== "started") return `settled in phase ${phase}, before started`;
+      this.phase = "settled";
+    } else if (STREAMING.has(type)) {
+      if (phase === "settled") return `${type} after settled`;
+      return this.checkTool(type, data);
+    }
+    return undefined;
+  }
+
+  private checkTool(type: string, data: Record<string, unknown>): string | undefined {
+    if (!type.startsWith("tool_")) return undefined;
+    const id = data.toolCallId as string;
+    const finished = this.tools.get(id);
+    if (type === "tool_start") {
+      if (finished !== undefined) return `tool_start for toolCallId ${JSON.stringify(id)} twice`;
+      this.tools.set(id, false);
+      return undefined;
+    }
+    if (finished === undefined) return `${type} for toolCallId ${JSON.stringify(id)} without tool_start`;
+    if (finished) return `${type} for toolCallId ${JSON.stringify(id)} after its tool_finish`;
+    if (type === "tool_finish") this.tools.set(id, true);
+    return undefined;
+  }
 }

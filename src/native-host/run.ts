@@ -26,6 +26,7 @@ export interface ToolCall {
   input: unknown;
   /** The admission decision, when the host reported one. */
   decision?: EventDataByType["tool_policy"]["decision"];
+  /** The most recent {@link MAX_TOOL_PROGRESS} progress entries. */
   progress: EventDataByType["tool_progress"]["progress"][];
   /** Set once `tool_finish` arrived. */
   finish?: { ok: boolean; output: string; error: string };
@@ -45,6 +46,11 @@ export interface RunResult extends FinalResultData {
   tools: ToolCall[];
 }
 
+/** Events waiting for a slow iterator before the client stops reading the host. */
+export const MAX_BACKLOG = 4096;
+/** `tool_progress` entries kept per tool call (the most recent). */
+export const MAX_TOOL_PROGRESS = 256;
+
 export class RunHandle implements AsyncIterable<RunEvent> {
   readonly result: Promise<RunResult>;
   private settle!: { resolve: (r: RunResult) => void; reject: (e: Error) => void };
@@ -62,10 +68,14 @@ export class RunHandle implements AsyncIterable<RunEvent> {
   private cost: number | undefined;
   private tools = new Map<string, ToolCall>();
 
+  private iterated = false;
+  private caughtUp: (() => void) | undefined;
+
   constructor(
     readonly requestId: string,
     readonly runId: string,
     private readonly cancelRun: () => Promise<void>,
+    private retain = true,
   ) {
     this.result = new Promise<RunResult>((resolve, reject) => (this.settle = { resolve, reject }));
     // The caller may only iterate; the rejection is still delivered there.
@@ -77,7 +87,24 @@ export class RunHandle implements AsyncIterable<RunEvent> {
     return this.committed + this.provisional;
   }
 
-  /** Cancel the run by terminating the host's process group; `result` rejects with `Cancelled`. */
+  /** Events delivered but not yet taken by the iterator. */
+  get backlog(): number {
+    return this.queue.length - this.head;
+  }
+
+  /**
+   * @internal Read backpressure: while an iterator is attached and more than
+   * {@link MAX_BACKLOG} events wait for it, the client stops reading the host.
+   */
+  backpressure(): Promise<void> | undefined {
+    if (!this.iterated || this.backlog <= MAX_BACKLOG) return undefined;
+    return new Promise((resolve) => (this.caughtUp = resolve));
+  }
+
+  /**
+   * Cancel the run by terminating the host's process group; `result` rejects
+   * with `Cancelled`. Does nothing once the run has ended.
+   */
   cancel(): Promise<void> {
     return this.cancelRun();
   }
@@ -124,9 +151,12 @@ export class RunHandle implements AsyncIterable<RunEvent> {
       case "tool_policy":
         this.tool(event.data.toolCallId, event.data.toolName).decision = event.data.decision;
         break;
-      case "tool_progress":
-        this.tool(event.data.toolCallId).progress.push(event.data.progress);
+      case "tool_progress": {
+        const progress = this.tool(event.data.toolCallId).progress;
+        progress.push(event.data.progress);
+        if (progress.length > MAX_TOOL_PROGRESS) progress.splice(0, progress.length - MAX_TOOL_PROGRESS);
         break;
+      }
       case "tool_finish":
         this.tool(event.data.toolCallId).finish = { ok: event.data.ok, output: event.data.output, error: event.data.error };
         break;
@@ -168,28 +198,46 @@ export class RunHandle implements AsyncIterable<RunEvent> {
   }
 
   private push(event: RunEvent): void {
+    if (!this.retain) return;
     this.queue.push(event);
     this.wake?.();
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<RunEvent> {
-    for (;;) {
-      if (this.head < this.queue.length) {
-        const event = this.queue[this.head++]!;
-        // Drop consumed events in batches so a long run does not keep them all.
-        if (this.head >= 1024) {
-          this.queue = this.queue.slice(this.head);
-          this.head = 0;
+    if (this.iterated) throw new Error(`run ${this.runId} is already being iterated; a run's events can be iterated once`);
+    if (!this.retain) throw new Error(`run ${this.runId} was started with retainEvents: false; use result and text`);
+    this.iterated = true;
+    try {
+      for (;;) {
+        if (this.caughtUp && this.backlog <= MAX_BACKLOG / 2) this.release();
+        if (this.head < this.queue.length) {
+          const event = this.queue[this.head++]!;
+          // Drop consumed events in batches so a long run does not keep them all.
+          if (this.head >= 1024) {
+            this.queue = this.queue.slice(this.head);
+            this.head = 0;
+          }
+          yield event;
+          continue;
         }
-        yield event;
-        continue;
+        if (this.ended) {
+          if (this.ended.error) throw this.ended.error;
+          return;
+        }
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = undefined;
       }
-      if (this.ended) {
-        if (this.ended.error) throw this.ended.error;
-        return;
-      }
-      await new Promise<void>((resolve) => (this.wake = resolve));
-      this.wake = undefined;
+    } finally {
+      // The consumer stopped iterating (or the run ended): keep nothing more, never hold the reader.
+      this.retain = false;
+      this.queue = [];
+      this.head = 0;
+      this.release();
     }
+  }
+
+  private release(): void {
+    this.caughtUp?.();
+    this.caughtUp = undefined;
   }
 }

@@ -29,12 +29,24 @@ describe("strict JSON", () => {
 
 describe("request tracker", () => {
   const ev = (seq: number, type: string, data: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({ protocol_version: 1, request_id: "req-1", run_id: "run-1", seq, type, data, ...extra });
+  const ACCEPTED = { model: "m", resolved_model: "m", session_file: "/s.jsonl", registered_tools: [], extensions: [] };
+  const USAGE = { input_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, output_tokens: 1, reasoning_tokens: 0, total_tokens: 2 };
+  const FINAL = { status: "error", output: "", error: "x", filesChanged: [], toolCalls: 0, steps: 0, sessionFile: "" };
+  /** Feed `events` (type, data) to a fresh run tracker; the first refusal, or "ok". */
+  const feed = (...events: [string, Record<string, unknown>?][]) => {
+    const t = new RequestTracker("run", "req-1", "run-1");
+    for (const [i, [type, data]] of events.entries()) {
+      const checked = t.check(ev(i + 1, type, data ?? {}));
+      if (!checked.ok) return checked.violation;
+    }
+    return "ok";
+  };
 
   test("seq must start at 1 and grow by one", () => {
     const t = new RequestTracker("run", "req-1", "run-1");
-    expect(t.check(ev(2, "accepted", {})).ok).toBe(false);
+    expect(t.check(ev(2, "accepted", ACCEPTED)).ok).toBe(false);
     const u = new RequestTracker("run", "req-1", "run-1");
-    expect(u.check(ev(1, "extension_notification", { message: "m" })).ok).toBe(true);
+    expect(u.check(ev(1, "accepted", ACCEPTED)).ok).toBe(true);
     expect(u.check(ev(3, "extension_notification", { message: "m" }))).toEqual({ ok: false, violation: 'seq 3 after 1 for request "req-1" (gap or repeat)' });
   });
 
@@ -44,19 +56,18 @@ describe("request tracker", () => {
     const run = new RequestTracker("run", "req-1", "run-1");
     expect(run.check(ev(1, "hello", {})).ok).toBe(false);
     const done = new RequestTracker("run", "req-1", "run-1");
-    const final = { status: "error", output: "", error: "x", filesChanged: [], toolCalls: 0, steps: 0, sessionFile: "" };
-    expect(done.check(ev(1, "final_result", final))).toMatchObject({ ok: true, terminal: true });
+    expect(done.check(ev(1, "final_result", FINAL))).toMatchObject({ ok: true, terminal: true });
     expect(done.check(ev(2, "extension_notification", { message: "m" })).ok).toBe(false);
   });
 
   test("known payloads are shape-checked; extra keys are fine", () => {
-    const t = new RequestTracker("run", "req-1", "run-1");
-    expect(t.check(ev(1, "final_result", { status: "done", output: "", error: "", filesChanged: [], toolCalls: 0, steps: 0, sessionFile: "" }))).toEqual({
-      ok: false,
-      violation: 'final_result.data.status is "done", expected completed|blocked|error',
-    });
-    const u = new RequestTracker("run", "req-1", "run-1");
-    expect(u.check(ev(1, "extension_notification", { message: "m", extra: 1 }, { trace: "t" })).ok).toBe(true);
+    expect(feed(["final_result", { ...FINAL, status: "done" }])).toBe('final_result.data.status is "done", expected completed|blocked|error');
+    expect(feed(["accepted", { ...ACCEPTED, extra: 1 }], ["extension_notification", { message: "m", extra: 1 }])).toBe("ok");
+    expect(feed(["accepted", ACCEPTED], ["started", { model: "m" }], ["candidate_rejected", { run_usage: USAGE, run_cost_microdollars: 1, discard_provisional_output: "no" }])).toContain("discard_provisional_output");
+    expect(feed(["accepted", ACCEPTED], ["started", { model: "m" }], ["provider_lifecycle", { state: 7, detail: null }])).toContain("provider_lifecycle.data.state");
+    expect(feed(["accepted", ACCEPTED], ["started", { model: "m" }], ["model_step", { step: 1, turn_usage: USAGE, run_usage: { ...USAGE, input_tokens: "lots" }, session_cost_microdollars: null, run_cost_microdollars: 0 }])).toContain("run_usage.input_tokens");
+    expect(feed(["accepted", ACCEPTED], ["started", { model: "m" }], ["output_media", { index: 0, kind: "image", payload_omitted: false }])).toContain("payload_omitted");
+    expect(feed(["accepted", { ...ACCEPTED, extensions: null }])).toContain("accepted.data.extensions");
   });
 
   test("the protocol_version must be the integer 1", () => {
@@ -66,9 +77,47 @@ describe("request tracker", () => {
     }
   });
 
-  test("started needs accepted first; accepted only at seq 1", () => {
+  test("run order: open, accepted, started, settled, terminal (spec §8)", () => {
+    expect(feed(["model_delta", { channel: "text", text: "x" }])).toBe("a run must open with accepted or a terminal event, not model_delta (seq 1)");
+    expect(feed(["started", { model: "m" }])).toContain("a run must open with accepted");
+    expect(feed(["accepted", ACCEPTED], ["accepted", ACCEPTED])).toBe("accepted twice (seq 2)");
+    expect(feed(["accepted", ACCEPTED], ["started", { model: "m" }], ["started", { model: "m" }])).toBe("started in phase started (seq 3)");
+    expect(feed(["accepted", ACCEPTED], ["settled", { status: "completed", head: "", error: "" }])).toBe("settled in phase accepted, before started (seq 2)");
+    expect(feed(["accepted", ACCEPTED], ["started", { model: "m" }], ["settled", { status: "completed", head: "", error: "" }], ["model_delta", { channel: "text", text: "x" }])).toBe("model_delta after settled (seq 4)");
+    // The orders the spec allows.
+    expect(feed(["accepted", ACCEPTED], ["extension_notification", { message: "a" }], ["started", { model: "m" }], ["model_delta", { channel: "text", text: "x" }], ["settled", { status: "completed", head: "", error: "" }], ["extension_notification", { message: "b" }], ["final_result", FINAL])).toBe("ok");
+    expect(feed(["accepted", ACCEPTED], ["final_result", FINAL])).toBe("ok");
+    expect(feed(["accepted", ACCEPTED], ["started", { model: "m" }], ["protocol_error", { error: "outbound event exceeded the protocol frame limit", discarded_type: "model_delta" }])).toBe("ok");
+    expect(feed(["accepted", ACCEPTED], ["started", { model: "m" }], ["provider_inference", { metrics: {} }], ["final_result", FINAL])).toBe("ok");
+  });
+
+  test("tool calls run from tool_start to tool_finish", () => {
+    const start = (id: string) => ["tool_start", { toolCallId: id, toolName: "read", input: null }] as [string, Record<string, unknown>];
+    const finish = (id: string) => ["tool_finish", { toolCallId: id, ok: true, output: "", error: "" }] as [string, Record<string, unknown>];
+    const open: [string, Record<string, unknown>][] = [["accepted", ACCEPTED], ["started", { model: "m" }]];
+    expect(feed(...open, finish("c1"))).toBe('tool_finish for toolCallId "c1" without tool_start (seq 3)');
+    expect(feed(...open, start("c1"), start("c1"))).toBe('tool_start for toolCallId "c1" twice (seq 4)');
+    expect(feed(...open, start("c1"), finish("c1"), ["tool_progress", { toolCallId: "c1", progress: { type: "status", message: "m" } }])).toBe('tool_progress for toolCallId "c1" after its tool_finish (seq 5)');
+    expect(feed(...open, start("c1"), start("c2"), ["tool_policy", { toolCallId: "c2", toolName: "read", decision: { allowed: true, policy: {} } }], finish("c2"), finish("c1"))).toBe("ok");
+  });
+
+  test("run_id and session_id rules (spec §7.1, §15.8)", () => {
+    const t = new RequestTracker("run", "req-1", "run-1", "s-1");
+    expect(t.check({ protocol_version: 1, request_id: "req-1", seq: 1, type: "protocol_error", data: { error: "x" }, session_id: "s-2" }).ok).toBe(false);
+    const u = new RequestTracker("run", "req-1", "run-1", "s-1");
+    expect(u.check({ protocol_version: 1, request_id: "req-1", seq: 1, type: "protocol_error", data: { error: "run_id or session_id is invalid" } }).ok).toBe(true);
+    const v = new RequestTracker("run", "req-1", "run-1");
+    expect(v.check({ protocol_version: 1, request_id: "req-1", seq: 1, type: "accepted", data: ACCEPTED })).toEqual({ ok: false, violation: "accepted event (seq 1) lacks run_id" });
+    const h = new RequestTracker("models", "m-1");
+    expect(h.check({ protocol_version: 1, request_id: "m-1", seq: 1, type: "models", data: { models: [] }, run_id: "run-1" }).ok).toBe(false);
+  });
+
+  test("an 'invalid' protocol_error is only possible as the first event", () => {
     const t = new RequestTracker("run", "req-1", "run-1");
-    expect(t.check(ev(1, "started", { model: "gpt-5.6" }))).toEqual({ ok: false, violation: "started event before accepted" });
+    expect(t.check(ev(1, "accepted", ACCEPTED)).ok).toBe(true);
+    expect(t.check({ protocol_version: 1, request_id: "invalid", seq: 2, type: "protocol_error", data: { error: "x" } }).ok).toBe(false);
+    const u = new RequestTracker("run", "req-1", "run-1");
+    expect(u.check({ protocol_version: 1, request_id: "invalid", seq: 1, type: "protocol_error", data: { error: "x" } })).toMatchObject({ ok: true, terminal: true });
   });
 });
 
