@@ -97,9 +97,11 @@ let exitCode = 0;
 try {
   const model = values.model ?? (await host.models({ offline: true }))[0]?.id;
   if (!model) throw new Error("the host lists no models; pass --model");
-  const timeoutMs = values.timeout ? Number(values.timeout) * 1000 : undefined;
+  const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout) * 1000;
+  if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new Error(`--timeout must be a positive number of seconds (got ${JSON.stringify(values.timeout)})`);
   const run = host.run({ workspace, model, prompt, session_id: values.session, allow_file_mutation: false }, { timeoutMs });
-  process.once("SIGINT", () => void run.cancel());
+  const cancel = () => void run.cancel();
+  process.once("SIGINT", cancel);
   let deltas = 0;
   for await (const event of run) {
     if (event.type === "model_delta" && event.data.channel === "text") {
@@ -113,7 +115,7 @@ try {
     if (line) status.set(line);
   }
   status.done();
-  const result = await run.result;
+  const result = await run.result.finally(() => process.off("SIGINT", cancel));
   process.stdout.write(result.text.endsWith("\n") ? "" : "\n");
   if (result.status !== "completed") process.stderr.write(`run ${result.status}: ${result.error}\n`);
   process.stderr.write(`${usageLine(result)}\n`);

@@ -159,6 +159,9 @@ function exactKeys(value: Record<string, unknown>, keys: string[]): boolean {
 
 const bytes = (text: string) => Buffer.byteLength(text);
 
+/** A `\\uD800`–`\\uDFFF` escape that is itself not escaped (preceded by an even number of backslashes). */
+const LONE_SURROGATE_ESCAPE = /(?<!\\)(?:\\\\)*\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
+
 /** Why the host would refuse this run (the checks of spec §6.3, §10, §11 a client can make), or undefined. */
 export function checkRun(run: Record<string, unknown>, hello: HelloInfo | undefined): string | undefined {
   for (const [name, value] of Object.entries(run)) {
@@ -276,6 +279,8 @@ export function encodeRequest(
     throw new InvalidRequest(`${command} takes no fields`);
   }
   const line = JSON.stringify({ protocol_version: 1, request_id: requestId, command, ...sent }) + "\n";
+  // JSON.stringify escapes a lone surrogate as \udXXX, which the host's parser refuses.
+  if (LONE_SURROGATE_ESCAPE.test(line)) throw new InvalidRequest(`the ${command} request holds a lone UTF-16 surrogate (text cut inside a character?), which is not valid UTF-8`);
   const limit = hello?.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
   const size = bytes(line);
   if (size > limit) throw new InvalidRequest(`the ${command} request is ${size} bytes as a UTF-8 line, over the host's ${limit}-byte frame limit`);

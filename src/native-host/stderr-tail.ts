@@ -1,7 +1,9 @@
 /**
  * The host's stderr, drained continuously and kept only as a bounded tail
  * (spec native-host §15.12). It is never parsed. Secrets the application
- * registered are masked whenever the tail is read.
+ * registered (4 characters or more) are masked whenever the tail is read; a
+ * secret cut by the tail's start is masked too, because the tail keeps a
+ * secret's length of extra bytes until it is read.
  */
 export class StderrTail {
   private chunks: Uint8Array[] = [];
@@ -18,6 +20,11 @@ export class StderrTail {
     this.done = this.drain(stream);
   }
 
+  /** Bytes held now (at most `limit` plus the longest secret's length). */
+  get retained(): number {
+    return this.size;
+  }
+
   private async drain(stream: ReadableStream<Uint8Array>): Promise<void> {
     try {
       for await (const chunk of stream) this.add(chunk);
@@ -26,22 +33,37 @@ export class StderrTail {
     }
   }
 
+  private masked(): string[] {
+    return [...this.secrets()].filter((secret) => secret.length >= 4);
+  }
+
   private add(chunk: Uint8Array): void {
     this.total += chunk.length;
-    if (chunk.length >= this.limit) {
-      this.chunks = [chunk.slice(chunk.length - this.limit)];
-      this.size = this.limit;
+    const keep = this.limit + Math.max(0, ...this.masked().map((s) => Buffer.byteLength(s)));
+    if (chunk.length >= keep) {
+      this.chunks = [chunk.slice(chunk.length - keep)];
+      this.size = keep;
       return;
     }
     this.chunks.push(chunk);
     this.size += chunk.length;
-    while (this.size - this.chunks[0]!.length >= this.limit) this.size -= this.chunks.shift()!.length;
+    while (this.size - this.chunks[0]!.length >= keep) this.size -= this.chunks.shift()!.length;
   }
 
   /** The retained tail (at most `limit` bytes, decoded leniently), with secrets masked. */
   text(): string {
-    let text = new TextDecoder().decode(Buffer.concat(this.chunks).subarray(Math.max(0, this.size - this.limit)));
-    for (const secret of this.secrets()) if (secret.length >= 4) text = text.split(secret).join("[redacted]");
-    return text;
+    let text = new TextDecoder().decode(Buffer.concat(this.chunks));
+    for (const secret of this.masked()) text = text.split(secret).join("[redacted]");
+    // A secret cut by the start of what is kept: mask the suffix that survived.
+    for (const secret of this.masked()) {
+      for (let cut = secret.length - 1; cut >= 4; cut--) {
+        if (text.startsWith(secret.slice(secret.length - cut))) {
+          text = "[redacted]" + text.slice(cut);
+          break;
+        }
+      }
+    }
+    const bytes = Buffer.from(text);
+    return bytes.length <= this.limit ? text : new TextDecoder().decode(bytes.subarray(bytes.length - this.limit));
   }
 }

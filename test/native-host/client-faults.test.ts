@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { Cancelled, HostExited, HostUnavailable, ProtocolViolation, Timeout } from "../../src/native-host/index.ts";
 import type { Step } from "../../src/native-host/double/scenario.ts";
-import { ACCEPTED, events, FINAL, groupAlive, groupMembers, launchDouble, rejectionOf, STEP } from "./client-helpers.ts";
+import { ACCEPTED, events, FINAL, groupAlive, groupMembers, launchDouble, survivors, rejectionOf, STEP } from "./client-helpers.ts";
 
 const START = events(["accepted", ACCEPTED()], ["started", { model: "gpt-5.6" }]);
 const END = events(["model_step", STEP()], ["settled", { status: "completed", head: "h", error: "" }], ["final_result", FINAL("ok")]);
@@ -184,7 +184,7 @@ describe("process faults and cancellation (§18 47–56)", () => {
     expect(groupMembers(launched.host.pid).sort()).toEqual([launched.host.pid, child].sort());
     await run.cancel();
     expect(await rejectionOf(run.result)).toBeInstanceOf(Cancelled);
-    expect(groupMembers(launched.host.pid)).toEqual([]);
+    expect(await survivors(launched.host.pid)).toEqual([]);
   });
 
   test("53: shutdown: the reply, then exit 0", async () => {

@@ -1,5 +1,5 @@
 /** Shared set-up of the native-host client tests: the double, its scenario and what it received. */
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { minimalEnv, NativeHost, type LaunchOptions } from "../../src/native-host/index.ts";
@@ -15,7 +15,15 @@ export function tempDir(prefix = "octet-nh-"): string {
 export function doubleEnv(scenario: Scenario = {}, record?: string): Record<string, string> {
   const base = minimalEnv();
   const env: Record<string, string> = { ...base, PATH: `${dirname(process.execPath)}:${base.PATH ?? "/usr/bin:/bin"}` };
-  env.OCTET_HOST_DOUBLE_SCENARIO = JSON.stringify(scenario);
+  const json = JSON.stringify(scenario);
+  // Linux caps one environment string at 128 KiB: larger scenarios go through a file.
+  if (json.length > 100_000) {
+    const file = join(tempDir("octet-scenario-"), "scenario.json");
+    writeFileSync(file, json);
+    env.OCTET_HOST_DOUBLE_SCENARIO = file;
+  } else {
+    env.OCTET_HOST_DOUBLE_SCENARIO = json;
+  }
   if (record) env.OCTET_HOST_DOUBLE_RECORD = record;
   return env;
 }
@@ -82,6 +90,12 @@ export function groupMembers(pgid: number): number[] {
     }
   }
   return members;
+}
+
+/** Members of group `pgid` once signals sent to it took effect (waits up to 2 s for them to die). */
+export async function survivors(pgid: number): Promise<number[]> {
+  for (let i = 0; i < 40 && groupMembers(pgid).length > 0; i++) await Bun.sleep(50);
+  return groupMembers(pgid);
 }
 
 /** Whether any process of group `pgid` is still alive. */
