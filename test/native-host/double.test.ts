@@ -4,11 +4,15 @@
  * native-host §2–§13 and §17; `src/native-host/double/scenario.ts` defines
  * its scripts.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import type { Scenario } from "../../src/native-host/double/scenario.ts";
+import { buildCatalog } from "../../src/native-host/double/catalog.ts";
+import { decodeRequestLine } from "../../src/native-host/double/decode.ts";
+import type { Scenario, Step } from "../../src/native-host/double/scenario.ts";
+import { validateRun } from "../../src/native-host/double/validate-run.ts";
 
 const DOUBLE = resolve(import.meta.dir, "../../bin/octet-host-double");
 const MAIN = resolve(import.meta.dir, "../../src/native-host/double/main.ts");
@@ -20,8 +24,15 @@ const SEED_HELLO =
 
 type Event = Record<string, unknown> & { seq: number; type: string; request_id?: string; data: Record<string, unknown> };
 
+const tempDirs: string[] = [];
+afterAll(() => {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
 }
 
 interface Started {
@@ -41,7 +52,12 @@ interface Started {
   rest(): Promise<string>;
   /** Trailing bytes without LF seen so far. */
   partial(): string;
+  /** Whole lines received and not yet taken. */
+  unread(): number;
+  /** stderr received so far. */
   stderr(): string;
+  /** All of stderr, once the double's stderr is closed and drained. */
+  stderrDone: Promise<string>;
   exited: Promise<number | null>;
   signalCode(): number | NodeJS.Signals | null;
   recorded(): string;
@@ -83,7 +99,8 @@ function start(scenario?: Scenario | string, options: { cwd?: string; env?: Reco
   const entry = { pid: proc.pid, done: false };
   running.push(entry);
 
-  const decoder = new TextDecoder();
+  const stdoutDecoder = new TextDecoder();
+  const stderrDecoder = new TextDecoder();
   let buffered = "";
   let closed = false;
   const lines: string[] = [];
@@ -91,7 +108,7 @@ function start(scenario?: Scenario | string, options: { cwd?: string; env?: Reco
   let err = "";
   void (async () => {
     for await (const chunk of proc.stdout) {
-      buffered += decoder.decode(chunk, { stream: true });
+      buffered += stdoutDecoder.decode(chunk, { stream: true });
       let lf: number;
       while ((lf = buffered.indexOf("\n")) !== -1) {
         lines.push(buffered.slice(0, lf));
@@ -102,8 +119,10 @@ function start(scenario?: Scenario | string, options: { cwd?: string; env?: Reco
     closed = true;
     wake?.();
   })();
-  void (async () => {
-    for await (const chunk of proc.stderr) err += decoder.decode(chunk, { stream: true });
+  const stderrDone = (async () => {
+    for await (const chunk of proc.stderr) err += stderrDecoder.decode(chunk, { stream: true });
+    err += stderrDecoder.decode();
+    return err;
   })();
   const exited = proc.exited.then((code) => {
     entry.done = true;
@@ -152,7 +171,9 @@ function start(scenario?: Scenario | string, options: { cwd?: string; env?: Reco
       return text;
     },
     partial: () => buffered,
+    unread: () => lines.length,
     stderr: () => err,
+    stderrDone,
     exited,
     signalCode: () => proc.signalCode,
     recorded: () => (existsSync(record) ? readFileSync(record, "utf8") : ""),
@@ -164,7 +185,7 @@ const hello = (id = "h-1") => req({ request_id: id, command: "hello" });
 const run = (workspace: string, fields: Record<string, unknown> = {}) =>
   req({ request_id: "r-1", command: "run", run_id: "run-1", workspace, model: "gpt-5.6", prompt: "hi", ...fields });
 
-async function expectInvalid(host: Started, line: string, message: string): Promise<Event> {
+async function expectInvalid(host: Started, line: string | Uint8Array, message: string): Promise<Event> {
   host.send(line);
   const e = await host.event();
   expect(e.type).toBe("protocol_error");
@@ -174,6 +195,40 @@ async function expectInvalid(host: Started, line: string, message: string): Prom
   expect(String(e.data.error)).toStartWith(message);
   return e;
 }
+
+/** Bytes the process has read with read(2) and friends (`rchar` of /proc/<pid>/io). */
+function rchar(pid: number): number {
+  const match = /^rchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, "utf8"));
+  if (match?.[1] === undefined) throw new Error(`no rchar for ${pid}`);
+  return Number(match[1]);
+}
+
+/** Alive and not a zombie. */
+function processAlive(pid: number): boolean {
+  try {
+    return !readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z ");
+  } catch {
+    return false;
+  }
+}
+
+/** Poll `condition` every 10 ms for up to `ms`; its last value. */
+async function eventually(condition: () => boolean, ms = 2_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!condition() && Date.now() < deadline) await Bun.sleep(10);
+  return condition();
+}
+
+/** The pid a `spawn` step reported on stderr. */
+async function childPid(host: Started): Promise<number> {
+  await eventually(() => /child-pid \d+/.test(host.stderr()));
+  const match = /child-pid (\d+)/.exec(host.stderr());
+  if (match?.[1] === undefined) throw new Error(`no child-pid on stderr: ${host.stderr()}`);
+  return Number(match[1]);
+}
+
+const USAGE = { input_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, output_tokens: 5, reasoning_tokens: 0, total_tokens: 15 };
+const STEP_DATA = { step: 1, turn_usage: USAGE, run_usage: USAGE, session_cost_microdollars: 12, run_cost_microdollars: 12 };
 
 describe("launch", () => {
   test("the wrapper execs bun in place: the spawned pid is bun running main.ts and leads its own process group", async () => {
@@ -242,6 +297,46 @@ describe("hello, models, shutdown", () => {
     }
     host.send(req({ request_id: "m-2", command: "models" }));
     expect((await host.event()).type).toBe("models");
+  });
+
+  test("models in a deleted working directory: offline:false answers; offline:true fails the catalog build and exits 1 silently", async () => {
+    const cwd = tempDir("octet-dbl-cwd-");
+    const host = start(undefined, { cwd });
+    host.send(hello());
+    await host.event();
+    rmSync(cwd, { recursive: true });
+    host.send(req({ request_id: "m-online", command: "models", offline: false }));
+    const online = await host.event();
+    expect([online.type, online.request_id]).toEqual(["models", "m-online"]);
+    host.send(req({ request_id: "m-default", command: "models" }));
+    expect((await host.event()).type).toBe("models");
+    host.send(req({ request_id: "m-offline", command: "models", offline: true }));
+    expect(await host.rest()).toBe("");
+    expect(await host.exited).toBe(1);
+    expect(host.stderr()).toContain("working directory is unavailable");
+  });
+
+  test("catalog entries from the scenario are merged by id: models lists them sorted, with defaults for omitted keys", async () => {
+    const host = start({ catalog: [{ id: "a-local" }, { id: "gpt-5.6", display_name: "Custom" }, { id: "z-voice", audio: true, vision: true, reasoning: true }] });
+    host.send(req({ request_id: "m", command: "models", offline: true }));
+    const models = (await host.event()).data.models as Record<string, unknown>[];
+    expect(models.map((m) => m.id)).toEqual(["a-local", "claude-sonnet-4.5", "gpt-5.6", "gpt-audio-1.5", "z-voice"]);
+    expect(models[0]).toEqual({
+      id: "a-local",
+      provider: "openai",
+      api_name: "a-local",
+      display_name: null,
+      protocol: "OpenAiChat",
+      context_window: 128000,
+      max_output_tokens: 16384,
+      tools: true,
+      vision: false,
+      audio: false,
+      input_modalities: ["text"],
+      reasoning: false,
+    });
+    expect(models[2]).toMatchObject({ id: "gpt-5.6", display_name: "Custom", protocol: "OpenAiResponses", vision: true });
+    expect(models[4]).toMatchObject({ input_modalities: ["text", "image", "audio"], reasoning: true });
   });
 
   test("shutdown replies {accepted:true}, exits 0 and never reads the lines after it", async () => {
@@ -334,17 +429,28 @@ describe("runs", () => {
     expect(outputs).toEqual(["first", "later", "later"]);
   });
 
-  test("serial: a request written during a run is read only after the run's final_result", async () => {
-    const host = start({ runs: [[{ sleepMs: 400 }, { defaultRun: true }]] });
+  test("serial: stdin is not read during a run (rchar barely moves while 1 MB of requests waits); they are served after it", async () => {
+    const host = start({ runs: [[{ accepted: true }, { sleepMs: 1500 }, { defaultRun: true }]] });
     host.send(run(host.workspace));
-    await Bun.sleep(100);
-    host.send(hello("during"));
-    await Bun.sleep(150);
-    expect(host.recorded().split("\n").filter((l) => l !== "")).toHaveLength(1);
-    const events = await host.untilTerminal();
-    expect(events.at(-1)?.type).toBe("final_result");
-    const reply = await host.event();
-    expect([reply.type, reply.request_id]).toEqual(["hello", "during"]);
+    expect((await host.event()).type).toBe("accepted");
+    // Ten hello requests of 100,000 bytes each, padded with JSON whitespace; not awaited (the pipe holds 64 KiB).
+    const queued = Array.from({ length: 10 }, (_, i) => {
+      const open = `{"protocol_version":1,"request_id":"q-${i}","command":"hello"`;
+      return `${open}${" ".repeat(100_000 - open.length - 2)}}\n`;
+    }).join("");
+    const before = rchar(host.pid);
+    host.send(queued);
+    await Bun.sleep(400);
+    const after = rchar(host.pid);
+    // Still inside the run's sleep: nothing after accepted has been written.
+    expect(host.unread()).toBe(0);
+    expect(after - before).toBeLessThan(256 * 1024);
+    expect((await host.untilTerminal()).at(-1)?.type).toBe("final_result");
+    for (let i = 0; i < 10; i++) {
+      const reply = await host.event();
+      expect([reply.type, reply.request_id]).toEqual(["hello", `q-${i}`]);
+    }
+    expect(rchar(host.pid) - before).toBeGreaterThanOrEqual(1_000_000);
   });
 
   test("closing stdin during a run does not stop it: the run completes, then exit 0", async () => {
@@ -370,17 +476,128 @@ describe("runs", () => {
     host.send(run(host.workspace, { request_id: "r-2", image_paths: [outside] }));
     const second = await host.untilTerminal();
     expect(second.map((e) => e.type)).toEqual(["accepted", "final_result"]);
-    expect((second[1] as Event).data.error).toBe(`image ${outside} is outside the configured workspace`);
+    expect((second[1] as Event).data.error).toBe(`image ${realpathSync(outside)} is outside the configured workspace`);
 
     const bmp = join(host.workspace, "pic.bmp");
     writeFileSync(bmp, "bmp");
     host.send(run(host.workspace, { request_id: "r-3", media: [{ type: "image", path: bmp }] }));
-    expect(((await host.untilTerminal()).at(-1) as Event).data.error).toBe(`unsupported image extension for ${bmp}`);
+    expect(((await host.untilTerminal()).at(-1) as Event).data.error).toBe(`unsupported image extension for ${realpathSync(bmp)}`);
 
     const png = join(host.workspace, "ok.png");
     writeFileSync(png, "png");
     host.send(run(host.workspace, { request_id: "r-4", media: [{ type: "image", path: png }] }));
     expect(((await host.untilTerminal()).at(-1) as Event).data.status).toBe("completed");
+  });
+
+  test("media types after accepted: image capability before extension; audio format before capability, named as the host does", async () => {
+    const host = start({ catalog: [{ id: "text-only" }] });
+    const file = (name: string) => {
+      writeFileSync(join(host.workspace, name), "bytes");
+      return realpathSync(join(host.workspace, name));
+    };
+    const failure = async (fields: Record<string, unknown>) => {
+      host.send(run(host.workspace, fields));
+      const events = await host.untilTerminal();
+      expect(events.map((e) => e.type)).toEqual(["accepted", "final_result"]);
+      return (events[1] as Event).data.error;
+    };
+    const bmp = file("pic.bmp");
+    expect(await failure({ model: "text-only", media: [{ type: "image", path: bmp }] })).toBe("model text-only does not support native image input");
+    const wav = file("a.wav");
+    expect(await failure({ media: [{ type: "audio", path: wav }] })).toBe(
+      "model gpt-5.6 does not support native WAV audio input through OpenAiResponses; native input accepts only WAV or MP3 on OpenAI Chat Completions",
+    );
+    const ogg = file("a.ogg");
+    expect(await failure({ model: "gpt-audio-1.5", media: [{ type: "audio", path: ogg }] })).toBe(
+      "model gpt-audio-1.5 does not support native Opus audio input through OpenAiChat; native input accepts only WAV or MP3 on OpenAI Chat Completions",
+    );
+    const txt = file("a.txt");
+    expect(await failure({ model: "gpt-5.6", media: [{ type: "audio", path: txt }] })).toBe(`native audio attachment ${txt} must use WAV or MP3`);
+    host.send(run(host.workspace, { model: "gpt-audio-1.5", media: [{ type: "image", path: file("x.png") }, { type: "audio", path: wav }] }));
+    expect((await host.untilTerminal()).at(-1)?.data.status).toBe("completed");
+  });
+
+  test("a model id outside the catalog fails at seq 1 with the catalog resolver's text; scenario catalog models run", async () => {
+    const host = start({ catalog: [{ id: "local/llama" }] });
+    host.send(run(host.workspace, { model: "nope-1" }));
+    const e = await host.event();
+    expect([e.type, e.seq, e.run_id]).toEqual(["final_result", 1, "run-1"]);
+    expect(e.data).toEqual({ status: "error", output: "", error: 'Unknown model: ModelId("nope-1")', filesChanged: [], toolCalls: 0, steps: 0, sessionFile: "" });
+    // The configuration checks come first.
+    host.send(run(host.workspace, { model: "nope-1", reasoning: "extreme" }));
+    expect((await host.event()).data.error).toBe('invalid reasoning setting "extreme"');
+    host.send(run(host.workspace, { model: "local/llama" }));
+    const events = await host.untilTerminal();
+    expect([events[0]?.data.resolved_model, events.at(-1)?.data.status]).toEqual(["local/llama", "completed"]);
+  });
+
+  test("final_result.output is clipped at 256 KiB on a character boundary with the omitted-bytes marker", async () => {
+    const answer = `x${"é".repeat(140_000)}`; // 280,001 bytes; byte 262,144 is inside an é
+    const host = start({ runs: [[{ defaultRun: true, answer }]] });
+    host.send(run(host.workspace));
+    const events = await host.untilTerminal();
+    const output = String(events.at(-1)?.data.output);
+    expect(output).toBe(`x${"é".repeat(131_071)}\n[… 17858 bytes omitted]`);
+    expect(events.filter((e) => e.type === "model_delta").map((e) => e.data.text).join("")).toBe(answer);
+  });
+
+  test("model_delta texts stay within 64 KiB each and join to the whole answer", async () => {
+    const answer = "y".repeat(200_000);
+    const host = start({ runs: [[{ defaultRun: true, answer }]] });
+    host.send(run(host.workspace));
+    const deltas = (await host.untilTerminal()).filter((e) => e.type === "model_delta").map((e) => String(e.data.text));
+    expect(deltas.length).toBeGreaterThanOrEqual(4);
+    for (const text of deltas) expect(Buffer.byteLength(text)).toBeLessThanOrEqual(65_536);
+    expect(deltas.join("")).toBe(answer);
+  });
+
+  test("history seeds only a new session file", async () => {
+    const host = start();
+    host.send(run(host.workspace, { session_id: "seeded", history: [{ role: "user", text: "FIRST-SEED" }, { role: "assistant", text: "FIRST-REPLY" }] }));
+    const file = String((await host.untilTerminal()).at(-1)?.data.sessionFile);
+    host.send(run(host.workspace, { request_id: "r-2", session_id: "seeded", history: [{ role: "user", text: "SECOND-SEED" }] }));
+    expect((await host.untilTerminal()).at(-1)?.data.sessionFile).toBe(file);
+    const text = readFileSync(file, "utf8");
+    expect(text).toContain('"text":"FIRST-SEED"');
+    expect(text).toContain('"text":"FIRST-REPLY"');
+    expect(text).not.toContain("SECOND-SEED");
+  });
+
+  test("a session_id whose file is a symbolic link is refused at seq 1 and nothing is written through it", async () => {
+    const host = start();
+    const sessions = join(host.workspace, ".octet/sessions");
+    mkdirSync(sessions, { recursive: true });
+    const target = join(host.workspace, "target.txt");
+    writeFileSync(target, "untouched");
+    symlinkSync(target, join(sessions, "linked.jsonl"));
+    host.send(run(host.workspace, { session_id: "linked" }));
+    const e = await host.event();
+    expect([e.type, e.seq, e.data.error, e.data.sessionFile]).toEqual(["final_result", 1, "session must not be a symbolic link", ""]);
+    expect(readFileSync(target, "utf8")).toBe("untouched");
+    mkdirSync(join(sessions, "dir.jsonl"));
+    host.send(run(host.workspace, { session_id: "dir" }));
+    expect((await host.event()).data.error).toBe("session must be a regular file");
+  });
+
+  test("session_dir: '.' components are dropped like Rust's Path::components; '..' is refused", async () => {
+    const host = start();
+    host.send(run(host.workspace, { session_id: "dots", session_dir: "./state/./inner" }));
+    const final = (await host.untilTerminal()).at(-1) as Event;
+    expect(final.data.status).toBe("completed");
+    expect(final.data.sessionFile).toBe(join(realWorkspace(host), "state/inner/dots.jsonl"));
+    host.send(run(host.workspace, { request_id: "r-2", session_dir: `${host.workspace}/./state/../x` }));
+    expect((await host.event()).data.error).toBe("session directory must not contain '.' or '..' components");
+  });
+
+  test("history over 2,097,152 bytes is refused (unreachable over a 1 MiB frame, so checked on the validator)", () => {
+    const ws = tempDir("octet-dbl-ws-");
+    const decoded = decodeRequestLine(Buffer.from(run(ws).trimEnd()));
+    if (decoded.kind !== "request" || decoded.request.command !== "run") throw new Error("the run line did not decode");
+    const request = decoded.request;
+    const history = (bytes: number) => [{ role: "user" as const, text: "h".repeat(bytes - 1) }, { role: "assistant" as const, text: "a" }];
+    const over = validateRun({ ...request, history: history(2_097_153) }, buildCatalog());
+    expect(over).toEqual({ ok: false, error: "history exceeds the 2097152-byte limit" });
+    expect(validateRun({ ...request, history: history(2_097_152) }, buildCatalog()).ok).toBe(true);
   });
 
   test("inline route: resolved_model is host-inline/<24 hex>, model stays as requested", async () => {
@@ -390,6 +607,16 @@ describe("runs", () => {
     expect(accepted.data.model).toBe("local-model");
     expect(String(accepted.data.resolved_model)).toMatch(/^host-inline\/[0-9a-f]{24}$/);
     expect(JSON.stringify(accepted)).not.toContain("secret");
+  });
+
+  test("inline route id: SHA-256 of the parsed URL's serialisation; '@' is allowed in the path", async () => {
+    const host = start();
+    const digest = (url: string) =>
+      `host-inline/${createHash("sha256").update(`${url}\0OpenAiChat\0local\0local-model`).digest("hex").slice(0, 24)}`;
+    host.send(run(host.workspace, { model: "local-model", provider: "local", base_url: " HTTP://Example.COM:80/v1/@team " }));
+    const events = await host.untilTerminal();
+    expect(events[0]?.data.resolved_model).toBe(digest("http://example.com/v1/@team/"));
+    expect(events.at(-1)?.data.status).toBe("completed");
   });
 });
 
@@ -412,6 +639,19 @@ describe("§5 decoding order and messages", () => {
     await expectInvalid(host, "[1,2]\n", "invalid request: request must be a JSON object");
     await expectInvalid(host, "null\n", "invalid request: request must be a JSON object");
     await expectInvalid(host, '{"protocol_version":NaN,"request_id":"a","command":"hello"}\n', "invalid request: expected value");
+  });
+
+  test("step 3: strict UTF-8 — invalid bytes and a leading BOM are parse errors, as serde_json reports them", async () => {
+    const host = start();
+    const head = `{"protocol_version":1,"request_id":"u8","command":"run","run_id":"r","workspace":${JSON.stringify(host.workspace)},"model":"gpt-5.6","prompt":"a`;
+    const line = Buffer.concat([Buffer.from(head), Buffer.from([0xff]), Buffer.from('b"}\n')]);
+    const closingQuote = Buffer.byteLength(head) + 2;
+    await expectInvalid(host, line, `invalid request: invalid unicode code point at line 1 column ${closingQuote + 1}`);
+    await expectInvalid(host, Buffer.from([0x7b, 0xc3, 0x28, 0x7d, 0x0a]), "invalid request: key must be a string at line 1 column 2");
+    await expectInvalid(host, Buffer.from([0xff, 0x0a]), "invalid request: expected value at line 1 column 1");
+    await expectInvalid(host, `\uFEFF${hello("bom")}`, "invalid request: expected value at line 1 column 1");
+    host.send(hello("after"));
+    expect((await host.event()).request_id).toBe("after");
   });
 
   test("step 4: unknown fields per command, before any type error", async () => {
@@ -499,42 +739,78 @@ describe("§5 decoding order and messages", () => {
 });
 
 describe("semantic validation: final_result error at seq 1 with run_id (and session_id)", () => {
-  const cases: [string, (ws: string) => Record<string, unknown>, string][] = [
+  const images = (ws: string, n: number) => Array.from({ length: n }, (_, i) => ({ type: "image", path: `${ws}/i${i}.png` }));
+  const audio = (ws: string, n: number) => Array.from({ length: n }, (_, i) => ({ type: "audio", path: `${ws}/a${i}.wav` }));
+  const inline = { base_url: "http://127.0.0.1:1234/v1" };
+  const cases: [string, (ws: string) => Record<string, unknown>, string | ((ws: string) => string)][] = [
     ["prompt size", () => ({ prompt: "é".repeat(262145) }), "prompt exceeds the 524288-byte limit"],
     ["display text control char", () => ({ prompt_display_text: "a\u0007b" }), "prompt_display_text is malformed or exceeds the 262144-byte limit"],
     ["model id whitespace", () => ({ model: " m" }), "model id is empty, malformed, or too long"],
     ["provider id", () => ({ provider: "a/b" }), "provider id is malformed or too long"],
-    ["api_key", () => ({ api_key: " k" }), "api_key is malformed or exceeds the 65536-byte limit"],
+    ["api_key whitespace", () => ({ api_key: " k" }), "api_key is malformed or exceeds the 65536-byte limit"],
+    ["api_key C0 control", () => ({ api_key: "ab\u0007cd" }), "api_key is malformed or exceeds the 65536-byte limit"],
+    ["api_key DEL", () => ({ api_key: "ab\u007fcd" }), "api_key is malformed or exceeds the 65536-byte limit"],
+    ["api_key C1 control", () => ({ api_key: "ab\u0085cd" }), "api_key is malformed or exceeds the 65536-byte limit"],
     ["base_url query", () => ({ base_url: "http://h/v1?x=1" }), "inline model base_url must be an absolute HTTP(S) URL without userinfo, query, or fragment"],
+    ["base_url empty query", () => ({ base_url: "http://h/v1?" }), "inline model base_url must be an absolute HTTP(S) URL without userinfo, query, or fragment"],
+    ["base_url userinfo", () => ({ base_url: "http://user@h/v1" }), "inline model base_url must be an absolute HTTP(S) URL without userinfo, query, or fragment"],
     ["base_url garbage", () => ({ base_url: "not a url" }), "inline model base_url is invalid"],
     [
-      "provider_mode",
-      () => ({ base_url: "http://h/v1", provider_mode: "unsupported" }),
-      'unsupported provider_mode "unsupported"; use openai-compatible, openai-responses, or anthropic-messages',
+      "provider_mode (quoted as normalised)",
+      () => ({ base_url: "http://h/v1", provider_mode: " Bogus_Mode " }),
+      'unsupported provider_mode "bogus-mode"; use openai-compatible, openai-responses, or anthropic-messages',
+    ],
+    [
+      "inline audio modality off OpenAI Chat",
+      () => ({ ...inline, provider_mode: "openai-responses", input_modalities: ["audio"] }),
+      "native audio input is unsupported through OpenAiResponses; use an OpenAI Chat Completions route with an audio-capable model (WAV or MP3 only)",
+    ],
+    [
+      "inline audio attachment off OpenAI Chat",
+      (ws) => ({ ...inline, provider_mode: "anthropic-messages", media: audio(ws, 1) }),
+      "native audio input is unsupported through AnthropicMessages; use an OpenAI Chat Completions route with an audio-capable model (WAV or MP3 only)",
+    ],
+    ["inline audio attachment without the audio modality", (ws) => ({ ...inline, media: audio(ws, 1) }), 'inline native audio attachments require input_modalities to include "audio"'],
+    [
+      "inline FLAC attachment",
+      (ws) => ({ ...inline, input_modalities: ["audio"], media: [{ type: "audio", path: `${ws}/a.flac` }] }),
+      (ws) => `native audio attachment ${ws}/a.flac uses FLAC; OpenAI Chat Completions accepts only WAV or MP3`,
+    ],
+    [
+      "inline attachment of an unrecognised audio extension",
+      (ws) => ({ ...inline, input_modalities: ["audio"], media: [{ type: "audio", path: `${ws}/a.txt` }] }),
+      (ws) => `native audio attachment ${ws}/a.txt must use WAV or MP3`,
     ],
     ["forbidden header", () => ({ base_url: "http://h", custom_headers: { Host: "x" } }), "custom header host is not allowed"],
     ["header count", () => ({ base_url: "http://h", custom_headers: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`x-${i}`, "v"])) }), "custom_headers exceeds the 64-header limit"],
+    ["header name", () => ({ base_url: "http://h", custom_headers: { "x ok": "v" } }), 'invalid custom header name "x ok"'],
+    ["header value control char", () => ({ base_url: "http://h", custom_headers: { "X-Tenant": "a\u0001b" } }), "invalid value for custom header x-tenant"],
+    ["header value DEL", () => ({ base_url: "http://h", custom_headers: { "x-t": "a\u007fb" } }), "invalid value for custom header x-t"],
     ["history count", () => ({ history: Array.from({ length: 257 }, () => ({ role: "user", text: "x" })) }), "history exceeds the 256-message limit"],
     ["media and image_paths", (ws) => ({ media: [{ type: "image", path: `${ws}/a.png` }], image_paths: [`${ws}/b.png`] }), "media and legacy image_paths cannot be combined"],
-    ["audio count", (ws) => ({ media: Array.from({ length: 5 }, () => ({ type: "audio", path: `${ws}/a.wav` })) }), "media exceeds the 4-audio limit"],
+    ["media items", (ws) => ({ media: [...images(ws, 9), ...audio(ws, 4)] }), "media exceeds the 12-item limit"],
+    ["media images", (ws) => ({ media: [...images(ws, 9), ...audio(ws, 1)] }), "media exceeds the 8-image limit"],
+    ["legacy image_paths count as images", (ws) => ({ image_paths: images(ws, 9).map((m) => m.path) }), "media exceeds the 8-image limit"],
+    ["audio count", (ws) => ({ media: audio(ws, 5) }), "media exceeds the 4-audio limit"],
     ["modalities", () => ({ input_modalities: ["image", "image"] }), "input_modalities contains duplicate or excess values"],
     ["system prompt", () => ({ system_prompt: "s".repeat(524289) }), "system prompt exceeds the 524288-byte limit"],
-    ["workspace", (ws) => ({ workspace: `${ws}/nope` }), "workspace "],
+    ["workspace", (ws) => ({ workspace: `${ws}/nope` }), (ws) => `workspace ${ws}/nope is unavailable`],
     ["working_dir", () => ({ working_dir: tmpdir() }), "working directory must stay inside the workspace"],
     ["session_dir dots", () => ({ session_dir: "a/../b" }), "session directory must not contain '.' or '..' components"],
     ["session_dir outside", () => ({ session_dir: join(tmpdir(), "elsewhere") }), "session directory must stay inside the workspace unless allow_external_paths is enabled"],
     ["tool name", () => ({ tools: ["read", "teleport"] }), 'invalid tool name "teleport"'],
     ["reasoning", () => ({ reasoning: "extreme" }), 'invalid reasoning setting "extreme"'],
-    ["resume missing", (ws) => ({ resume_session: `${ws}/none.jsonl` }), "resume session "],
+    ["unknown model", () => ({ model: "gpt-9" }), 'Unknown model: ModelId("gpt-9")'],
+    ["resume missing", (ws) => ({ resume_session: `${ws}/none.jsonl` }), (ws) => `resume session ${ws}/none.jsonl is unavailable`],
   ];
   for (const [name, fields, message] of cases) {
     test(name, async () => {
       const host = start();
-      host.send(run(host.workspace, { session_id: "s-1", ...fields(host.workspace) }));
+      const ws = host.workspace;
+      host.send(run(ws, { session_id: "s-1", ...fields(ws) }));
       const e = await host.event();
       expect([e.type, e.seq, e.request_id, e.run_id, e.session_id]).toEqual(["final_result", 1, "r-1", "run-1", "s-1"]);
-      expect(String(e.data.error)).toStartWith(message);
-      expect(e.data).toMatchObject({ status: "error", output: "", filesChanged: [], toolCalls: 0, steps: 0, sessionFile: "" });
+      expect(e.data).toEqual({ status: "error", output: "", error: typeof message === "string" ? message : message(ws), filesChanged: [], toolCalls: 0, steps: 0, sessionFile: "" });
       // The host stays usable.
       host.send(hello());
       expect((await host.event()).type).toBe("hello");
@@ -547,17 +823,23 @@ describe("semantic validation: final_result error at seq 1 with run_id (and sess
     expect((await host.event()).data.error).toBe("prompt exceeds the 524288-byte limit");
   });
 
-  test("resume_session must not be a symbolic link and must stay inside the session directory", async () => {
+  test("resume_session: not a symbolic link, then inside the session directory, then a regular file (in that order)", async () => {
     const host = start();
     const sessions = join(host.workspace, ".octet/sessions");
     mkdirSync(sessions, { recursive: true });
     writeFileSync(join(sessions, "real.jsonl"), "");
     symlinkSync(join(sessions, "real.jsonl"), join(sessions, "link.jsonl"));
     host.send(run(host.workspace, { resume_session: join(sessions, "link.jsonl") }));
-    expect(String((await host.event()).data.error)).toEndWith("must not be a symbolic link");
+    expect((await host.event()).data.error).toBe("resume session must not be a symbolic link");
     writeFileSync(join(host.workspace, "stray.jsonl"), "");
     host.send(run(host.workspace, { resume_session: join(host.workspace, "stray.jsonl") }));
-    expect(String((await host.event()).data.error)).toEndWith("must stay inside the configured session directory");
+    expect((await host.event()).data.error).toBe("resume session must stay inside the configured session directory");
+    // A directory outside the session directory fails containment before the regular-file check.
+    host.send(run(host.workspace, { resume_session: host.workspace }));
+    expect((await host.event()).data.error).toBe("resume session must stay inside the configured session directory");
+    mkdirSync(join(sessions, "sub.jsonl"));
+    host.send(run(host.workspace, { resume_session: join(sessions, "sub.jsonl") }));
+    expect((await host.event()).data.error).toBe("resume session must be a regular file");
   });
 });
 
@@ -666,6 +948,37 @@ describe("signals", () => {
     expect(host.signalCode()).toBe("SIGKILL");
   });
 
+  test("spawned children are stopped when the double exits at EOF or after shutdown, and survive an exit step (a crash)", async () => {
+    const script: Step[] = [{ spawn: ["sleep", "600"] }, { defaultRun: true }];
+    const eof = start({ runs: [script] });
+    eof.send(run(eof.workspace));
+    await eof.untilTerminal();
+    const eofChild = await childPid(eof);
+    eof.end();
+    expect(await eof.exited).toBe(0);
+    expect(await eventually(() => !processAlive(eofChild))).toBe(true);
+
+    const shutdown = start({ runs: [script] });
+    shutdown.send(run(shutdown.workspace));
+    await shutdown.untilTerminal();
+    const shutdownChild = await childPid(shutdown);
+    shutdown.send(req({ request_id: "s", command: "shutdown" }));
+    expect((await shutdown.event()).type).toBe("shutdown");
+    expect(await shutdown.exited).toBe(0);
+    expect(await eventually(() => !processAlive(shutdownChild))).toBe(true);
+
+    const crash = start({ runs: [[{ spawn: ["sleep", "600"] }, { exit: 101 }]] });
+    crash.send(run(crash.workspace));
+    expect(await crash.exited).toBe(101);
+    const crashChild = await childPid(crash);
+    try {
+      await Bun.sleep(200);
+      expect(processAlive(crashChild)).toBe(true);
+    } finally {
+      process.kill(crashChild, "SIGKILL");
+    }
+  });
+
   test("a spawned child shares the double's process group and is killed when the double is signalled", async () => {
     const host = start({ runs: [[{ spawn: ["sleep", "600"] }, { accepted: true }, { stall: true }]] });
     host.send(run(host.workspace));
@@ -767,14 +1080,43 @@ describe("scripted steps and faults", () => {
     expect(await host.exited).toBe(1);
   });
 
-  test("a stderr flood of 20 MB while the run streams: nothing lost, no deadlock", async () => {
-    const host = start({ runs: [[{ stderr: "0123456789abcdefghi\n", repeat: 1_000_000 }, { defaultRun: true }]] });
+  test("a stderr flood of 20 MB interleaved with 500 streamed events: nothing lost, no deadlock", async () => {
+    const streamed: Step[] = [];
+    for (let i = 0; i < 500; i++) {
+      streamed.push({ stderr: "0123456789abcdefghi\n", repeat: 2_000 }, { event: "model_delta", data: { channel: "text", text: "." } });
+    }
+    const host = start({ runs: [[{ event: "accepted" }, { event: "started" }, ...streamed, { event: "model_step", data: STEP_DATA }, { event: "settled" }, { event: "final_result" }]] });
     host.send(run(host.workspace));
-    expect((await host.untilTerminal(20_000)).at(-1)?.type).toBe("final_result");
+    const events = await host.untilTerminal(20_000);
+    expect(events.filter((e) => e.type === "model_delta")).toHaveLength(500);
+    expect(events.at(-1)?.data.output).toBe(".".repeat(500));
     host.end();
-    await host.exited;
-    await Bun.sleep(50);
-    expect(host.stderr().length).toBe(20_000_000);
+    expect(await host.exited).toBe(0);
+    expect((await host.stderrDone).length).toBe(20_000_000);
+  });
+
+  test("outbound limit: an event of exactly 1,048,575 bytes of JSON is written (1 MiB with its LF); one byte more is replaced", async () => {
+    const toolStart = (content: string) => ({ toolCallId: "t-1", toolName: "write", input: { path: "big.txt", content } });
+    const bare = JSON.stringify({ protocol_version: 1, request_id: "r-1", run_id: "run-1", seq: 2, type: "tool_start", data: toolStart("") });
+    const fill = LIMIT - 1 - Buffer.byteLength(bare);
+    const host = start({
+      runs: [[{ accepted: true }, { event: "tool_start", data: toolStart("x".repeat(fill)) }, { event: "tool_start", data: toolStart("x".repeat(fill + 1)) }, { event: "final_result" }]],
+    });
+    host.send(run(host.workspace));
+    expect((await host.event()).type).toBe("accepted");
+    const line = await host.line();
+    expect(Buffer.byteLength(line)).toBe(LIMIT - 1);
+    expect((JSON.parse(line) as Event).type).toBe("tool_start");
+    expect(await host.event()).toEqual({
+      protocol_version: 1,
+      request_id: "r-1",
+      run_id: "run-1",
+      seq: 3,
+      type: "protocol_error",
+      data: { error: "outbound event exceeded the protocol frame limit", discarded_type: "tool_start" },
+    });
+    host.send(hello("next"));
+    expect((await host.event()).request_id).toBe("next");
   });
 
   test("exit and signal steps end the process mid-run", async () => {
@@ -796,6 +1138,85 @@ describe("scripted steps and faults", () => {
     expect((await host.event()).data).toEqual({ accepted: true });
     expect(await host.exited).toBe(3);
   });
+
+  test("an event step without data gets the real host's data for the run; the final_result reflects the events written", async () => {
+    const host = start({
+      runs: [
+        [
+          { event: "accepted" },
+          { event: "started" },
+          { event: "model_delta", data: { channel: "text", text: "draft" } },
+          { event: "provider_retry", data: { attempt: 1, max_attempts: 3, delay_ms: 1, error: "overloaded" } },
+          { event: "model_delta", data: { channel: "reasoning", text: "thinking" } },
+          { event: "model_delta", data: { channel: "text", text: "Hel" } },
+          { event: "model_delta", data: { channel: "text", text: "lo" } },
+          { event: "tool_start", data: { toolCallId: "t-1", toolName: "read", input: { path: "a" } } },
+          { event: "model_step", data: STEP_DATA },
+          { event: "settled" },
+          { event: "final_result" },
+        ],
+      ],
+    });
+    host.send(run(host.workspace, { session_id: "scripted", tools: ["read"] }));
+    const events = await host.untilTerminal();
+    const sessionFile = join(realWorkspace(host), ".octet/sessions/scripted.jsonl");
+    const accepted = events[0] as Event;
+    expect(accepted.data).toMatchObject({ model: "gpt-5.6", resolved_model: "gpt-5.6", session_file: sessionFile, registered_tools: ["read"], extensions: [] });
+    expect(Object.keys(accepted.data.effective_tool_policy as object)).toHaveLength(10);
+    expect(events[1]?.data).toEqual({ model: "gpt-5.6" });
+    expect(events.at(-2)?.data).toEqual({ status: "completed", head: "", error: "" });
+    expect(events.at(-1)?.data).toEqual({ status: "completed", output: "Hello", error: "", filesChanged: [], toolCalls: 1, steps: 1, sessionFile });
+    expect(host.stderr()).not.toContain("terminal events");
+  });
+
+  test("an accepted event step counts as the run's accepted: a later defaultRun writes no second one", async () => {
+    const host = start({ runs: [[{ event: "accepted" }, { defaultRun: true }]] });
+    host.send(run(host.workspace));
+    const types = (await host.untilTerminal()).map((e) => e.type);
+    expect(types.filter((t) => t === "accepted")).toHaveLength(1);
+    expect(types).toEqual(["accepted", "started", "model_delta", "model_delta", "model_delta", "model_step", "settled", "final_result"]);
+  });
+
+  test("steps that end a request with no terminal event, or with two, draw a warning on stderr (not fatal)", async () => {
+    const host = start({ runs: [[{ event: "accepted" }], [{ defaultRun: true }, { event: "final_result" }], [{ defaultRun: true }]] });
+    host.send(run(host.workspace, { request_id: "none" }));
+    expect((await host.event()).type).toBe("accepted");
+    host.send(run(host.workspace, { request_id: "two" }));
+    const second = await host.untilTerminal();
+    expect((await host.event()).type).toBe("final_result");
+    expect(second[0]?.request_id).toBe("two");
+    host.send(run(host.workspace, { request_id: "one" }));
+    await host.untilTerminal();
+    host.end();
+    expect(await host.exited).toBe(0);
+    const err = await host.stderrDone;
+    expect(err).toContain('the steps for run request "none" wrote 0 terminal events');
+    expect(err).toContain('the steps for run request "two" wrote 2 terminal events');
+    expect(err).not.toContain('request "one"');
+  });
+
+  for (const [scenario, message] of [
+    ['{"runs":[[{"evnt":"accepted"}]]}', 'scenario.runs[0][0]: not a step (keys "evnt")'],
+    ['{"runs":[[{"event":"accepted","dat":{}}]]}', 'scenario.runs[0][0]: unknown key "dat"'],
+    ['{"runs":[[{"sleepMs":"5"}]]}', "scenario.runs[0][0].sleepMs: must be a non-negative number"],
+    ['{"runs":[[{"exit":1,"stall":true}]]}', "scenario.runs[0][0]: a step has exactly one of"],
+    ['{"hello":[{"paddedEvent":"hello"}]}', 'scenario.hello[0]: missing key "bytes"'],
+    ['{"hellodata":{}}', 'scenario: unknown key "hellodata"'],
+    ['{"ignoreSigterm":"yes"}', "scenario.ignoreSigterm: must be a boolean"],
+    ['{"runs":[[{"signal":"SIGNOPE"}]]}', "scenario.runs[0][0].signal: must be a signal name"],
+    ['{"catalog":[{"id":"m","audio":true,"protocol":"AnthropicMessages"}]}', 'scenario.catalog: model "m": native audio input needs protocol OpenAiChat'],
+    ['{"catalog":[{"id":"gpt-5.6","audio":true}]}', 'scenario.catalog: model "gpt-5.6": native audio input needs protocol OpenAiChat'],
+    ['{"catalog":[{"id":"m","max_output_tokens":9,"context_window":8}]}', 'scenario.catalog: model "m": max_output_tokens must not exceed context_window'],
+    ['{"catalog":[{"id":"m","input_modalities":["text"]}]}', 'scenario.catalog[0]: unknown key "input_modalities"'],
+  ] as const) {
+    test(`an invalid scenario exits 2 before reading: ${message}`, async () => {
+      const host = start(scenario);
+      host.send(hello());
+      expect(await host.exited).toBe(2);
+      expect(await host.stderrDone).toContain(`cannot load OCTET_HOST_DOUBLE_SCENARIO: ${message}`);
+      expect(host.recorded()).toBe("");
+    });
+  }
 
   test("models can be scripted; a scenario that is not JSON makes the double exit 2 before reading", async () => {
     const host = start({ models: [{ event: "models", data: { models: [] }, envelope: { request_id: "req-999" } }] });

@@ -1,64 +1,12 @@
 /**
- * What the double reports about itself: the `hello` data of octet 0.8.0
- * (seed 002, verbatim) and a small offline model catalog (spec §6.2).
+ * The double's model catalog (spec native-host §6.2): what `models`
+ * returns and what a catalog-routed `run` (no `base_url`) resolves its
+ * `model` against. A small offline default, into which a scenario's
+ * `catalog` entries are merged by id.
  */
 import type { WireProtocol } from "./inline-route.ts";
 
-/** The hello `data` of the real 0.8.0 host, key order included. */
-export function defaultHelloData(): Record<string, unknown> {
-  return {
-    sdk_version: "0.8.0",
-    protocol_version: 1,
-    max_frame_bytes: 1048576,
-    max_concurrent_runs: 1,
-    commands: ["hello", "models", "run", "shutdown"],
-    features: {
-      streaming: true,
-      persistent_sessions: true,
-      seed_history: true,
-      typed_media_input: true,
-      typed_image_input: true,
-      typed_audio_input: true,
-      prompt_display_text: true,
-      inline_models: true,
-      tools: true,
-      skills: true,
-      extensions: true,
-      process_group_abort: true,
-      in_band_abort: false,
-    },
-  };
-}
-
-/**
- * `defaults` with `patch` merged in: `null` removes a key, `features` is
- * merged one level deeper (unless the patch's value is not an object).
- */
-export function mergeHelloData(defaults: Record<string, unknown>, patch: Record<string, unknown> | undefined): Record<string, unknown> {
-  if (patch === undefined) return defaults;
-  const out = { ...defaults };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) {
-      delete out[key];
-    } else if (key === "features" && isPlainObject(value) && isPlainObject(out.features)) {
-      const features: Record<string, unknown> = { ...out.features };
-      for (const [name, flag] of Object.entries(value)) {
-        if (flag === null) delete features[name];
-        else features[name] = flag;
-      }
-      out.features = features;
-    } else {
-      out[key] = value;
-    }
-  }
-  return out;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** One catalog entry, with the keys of spec §6.2. */
+/** One catalog entry, with the keys of spec §6.2 in the real host's order. */
 export interface CatalogModel {
   id: string;
   provider: string;
@@ -68,14 +16,48 @@ export interface CatalogModel {
   context_window: number;
   max_output_tokens: number;
   tools: boolean;
+  /** Route-effective image input. */
   vision: boolean;
+  /** Route-effective native audio input (only on OpenAI Chat). */
   audio: boolean;
+  /** `text`, then `image`/`audio` as effective (derived from `vision`/`audio`). */
   input_modalities: string[];
   reasoning: boolean;
 }
 
-/** The offline catalog, sorted by id (what `models` returns whatever `offline` says). */
-export const CATALOG: readonly CatalogModel[] = [
+/**
+ * A scenario's catalog entry: `id` and any of the other keys except
+ * `input_modalities`, which is derived. Omitted keys default to an OpenAI
+ * Chat text model: provider "openai", api_name = id, display_name null,
+ * context window 128000, 16384 output tokens, tools, no image/audio input,
+ * no reasoning.
+ */
+export type CatalogEntry = Partial<Omit<CatalogModel, "input_modalities">> & { id: string };
+
+/** The full model of an entry (omitted keys at their defaults). */
+function catalogModel(e: CatalogEntry): CatalogModel {
+  const vision = e.vision ?? false;
+  const audio = e.audio ?? false;
+  const modalities = ["text"];
+  if (vision) modalities.push("image");
+  if (audio) modalities.push("audio");
+  return {
+    id: e.id,
+    provider: e.provider ?? "openai",
+    api_name: e.api_name ?? e.id,
+    display_name: e.display_name ?? null,
+    protocol: e.protocol ?? "OpenAiChat",
+    context_window: e.context_window ?? 128000,
+    max_output_tokens: e.max_output_tokens ?? 16384,
+    tools: e.tools ?? true,
+    vision,
+    audio,
+    input_modalities: modalities,
+    reasoning: e.reasoning ?? false,
+  };
+}
+
+const DEFAULT_ENTRIES: readonly CatalogEntry[] = [
   {
     id: "claude-sonnet-4.5",
     provider: "anthropic",
@@ -84,42 +66,25 @@ export const CATALOG: readonly CatalogModel[] = [
     protocol: "AnthropicMessages",
     context_window: 200000,
     max_output_tokens: 64000,
-    tools: true,
     vision: true,
-    audio: false,
-    input_modalities: ["text", "image"],
     reasoning: true,
   },
   {
     id: "gpt-5.6",
     provider: "codex",
-    api_name: "gpt-5.6",
     display_name: "GPT-5.6",
     protocol: "OpenAiResponses",
     context_window: 400000,
     max_output_tokens: 128000,
-    tools: true,
     vision: true,
-    audio: false,
-    input_modalities: ["text", "image"],
     reasoning: true,
   },
-  {
-    id: "gpt-audio-1.5",
-    provider: "openai",
-    api_name: "gpt-audio-1.5",
-    display_name: null,
-    protocol: "OpenAiChat",
-    context_window: 128000,
-    max_output_tokens: 16384,
-    tools: true,
-    vision: true,
-    audio: true,
-    input_modalities: ["text", "image", "audio"],
-    reasoning: false,
-  },
+  { id: "gpt-audio-1.5", vision: true, audio: true },
 ];
 
-export function findModel(id: string): CatalogModel | undefined {
-  return CATALOG.find((m) => m.id === id);
+/** The default catalog with `extra` merged by id (an entry with a known id overrides that model's keys), sorted by id. */
+export function buildCatalog(extra: readonly CatalogEntry[] = []): CatalogModel[] {
+  const byId = new Map<string, CatalogEntry>();
+  for (const e of [...DEFAULT_ENTRIES, ...extra]) byId.set(e.id, { ...byId.get(e.id), ...e });
+  return [...byId.values()].map(catalogModel).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

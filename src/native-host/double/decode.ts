@@ -14,15 +14,14 @@
  * Every failure before step 7 is reported under request_id `invalid`.
  */
 import { INVALID_REQUEST_ID, isValidId } from "./ids.ts";
+import { invalidUtf8Message } from "./invalid-utf8.ts";
+import { MAX_FRAME_BYTES } from "./limits.ts";
 import { JsonObject, JsonSyntaxError, parseStrictJson, type JsonValue } from "./request-json.ts";
 import { COMMANDS, type CommandName, type Request, type RunRequest } from "./requests.ts";
 import { RUN_FIELDS, RUN_REQUIRED, emptyRunDraft } from "./run-fields.ts";
 import { DecodeError, readBool, readString, readUnsigned, readVariant } from "./typed-values.ts";
 
-/** Frame limit in bytes, including the terminating LF (§3). */
-export const MAX_FRAME_BYTES = 1_048_576;
-
-export type DecodeOutcome =
+type DecodeOutcome =
   | { kind: "ignore" }
   | { kind: "protocol_error"; requestId: string; data: Record<string, unknown> }
   | { kind: "request"; request: Request };
@@ -46,7 +45,8 @@ const COMMAND_FIELDS: Readonly<Record<CommandName, readonly string[]>> = {
   run: Object.keys(RUN_FIELDS),
 };
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+/** Strict, and a leading BOM is kept so that it reaches the parser (serde_json rejects it). */
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function invalid(error: string): DecodeOutcome {
   return { kind: "protocol_error", requestId: INVALID_REQUEST_ID, data: { error } };
@@ -61,11 +61,12 @@ export function decodeRequestLine(bytes: Uint8Array): DecodeOutcome {
   while (end > 0 && (bytes[end - 1] === 0x0a || bytes[end - 1] === 0x0d)) end--;
   if (end === 0) return { kind: "ignore" };
 
+  const content = bytes.subarray(0, end);
   let text: string;
   try {
-    text = utf8.decode(bytes.subarray(0, end));
+    text = utf8.decode(content);
   } catch {
-    return invalid("invalid request: stream did not contain valid UTF-8");
+    return invalid(`invalid request: ${invalidUtf8Message(content) ?? "invalid unicode code point"}`);
   }
 
   let parsed: JsonValue;

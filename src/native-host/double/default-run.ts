@@ -1,68 +1,29 @@
 /**
- * The realistic events of a run (spec native-host §7.2, §8): `accepted`,
- * media loading (a failure ends the run with `final_result` error and
- * `sessionFile:""`, no `started`/`settled`), `started`, the answer as
- * `model_delta` chunks, one `model_step` with usage and cost, the session
- * entries appended, `settled`, `final_result`.
+ * The realistic events of a run (spec native-host §7.2, §8): `accepted`
+ * (unless a step already wrote it), media loading (a failure ends the run
+ * with `final_result` error and `sessionFile:""`, no `started`/`settled`),
+ * `started`, the answer as `model_delta` chunks of at most 64 KiB, one
+ * `model_step` with usage and cost, the session entries appended,
+ * `settled`, `final_result`.
  */
-import type { EmitResult, EventWriter, Scope } from "./events.ts";
+import { MODEL_DELTA_MAX_BYTES } from "./limits.ts";
 import { mediaItems, mediaLoadError } from "./media.ts";
-import { effectiveToolPolicy } from "./policy.ts";
-import { appendEntries, sessionCost } from "./sessions.ts";
-import { clipText, utf8Bytes } from "./text-rules.ts";
-import type { RunPlan } from "./validate-run.ts";
-
-/** What a run's steps share. */
-export interface RunContext {
-  plan: RunPlan;
-  scope: Scope;
-  events: EventWriter;
-  acceptedWritten: boolean;
-}
+import { emitRunEvent, type RunContext } from "./run-context.ts";
+import { acceptedData, completedResult, earlyFailure } from "./run-data.ts";
+import { appendEntries, sessionCost } from "./session-store.ts";
+import { utf8Bytes } from "./text-rules.ts";
 
 export type RunOutcome = "continue" | "abandoned";
 
-const DELTA_MAX_BYTES = 64 * 1024;
-const OUTPUT_MAX_BYTES = 256 * 1024;
-
-/** `final_result` data of a run that failed before reaching the event loop (§9.2). */
-export function earlyFailure(error: string): Record<string, unknown> {
-  return { status: "error", output: "", error, filesChanged: [], toolCalls: 0, steps: 0, sessionFile: "" };
-}
-
-export function acceptedData(plan: RunPlan): Record<string, unknown> {
-  return {
-    model: plan.request.model,
-    resolved_model: plan.route.resolvedModel,
-    session_file: plan.session.path,
-    registered_tools: plan.registeredTools,
-    effective_tool_policy: effectiveToolPolicy(plan.request.allowFileMutation),
-    extensions: [],
-  };
-}
-
-export async function writeAccepted(ctx: RunContext): Promise<RunOutcome> {
-  ctx.acceptedWritten = true;
-  return outcome(await ctx.events.emit(ctx.scope, "accepted", acceptedData(ctx.plan)));
-}
-
-function outcome(result: EmitResult): RunOutcome {
-  return result === "written" ? "continue" : "abandoned";
-}
-
 /** The run as the real host performs it; `accepted` is skipped when a step already wrote it. */
 export async function defaultRun(ctx: RunContext, answer?: string): Promise<RunOutcome> {
-  const { plan, scope, events } = ctx;
+  const { plan } = ctx;
   const request = plan.request;
-  const emit = async (type: string, data: unknown) => outcome(await events.emit(scope, type, data));
+  const emit = async (type: string, data: unknown): Promise<RunOutcome> =>
+    (await emitRunEvent(ctx, type, data)) === "written" ? "continue" : "abandoned";
 
-  if (!ctx.acceptedWritten && (await writeAccepted(ctx)) === "abandoned") return "abandoned";
-  const mediaError = mediaLoadError(
-    mediaItems(request.media, request.imagePaths),
-    plan.workspace,
-    request.allowExternalPaths,
-    plan.route,
-  );
+  if (!ctx.tally.acceptedWritten && (await emit("accepted", acceptedData(plan))) === "abandoned") return "abandoned";
+  const mediaError = mediaLoadError(mediaItems(request.media, request.imagePaths), plan.workspace, request.allowExternalPaths, plan.route);
   if (mediaError !== undefined) return emit("final_result", earlyFailure(mediaError));
 
   if ((await emit("started", { model: request.model })) === "abandoned") return "abandoned";
@@ -75,7 +36,7 @@ export async function defaultRun(ctx: RunContext, answer?: string): Promise<RunO
   const runCost = Math.ceil(usage.input_tokens * 1.25 + usage.output_tokens * 10);
   const previousCost = sessionCost(plan.session.path);
   const step = {
-    step: 1,
+    step: ctx.tally.steps + 1,
     turn_usage: usage,
     run_usage: usage,
     session_cost_microdollars: previousCost + runCost,
@@ -93,22 +54,14 @@ export async function defaultRun(ctx: RunContext, answer?: string): Promise<RunO
     { type: "usage", run_id: request.runId, usage, cost_microdollars: runCost },
   ]);
   if ((await emit("settled", { status: "completed", head, error: "" })) === "abandoned") return "abandoned";
-  return emit("final_result", {
-    status: "completed",
-    output: clipText(text, OUTPUT_MAX_BYTES),
-    error: "",
-    filesChanged: [],
-    toolCalls: 0,
-    steps: 1,
-    sessionFile: plan.session.path,
-  });
+  return emit("final_result", completedResult(ctx));
 }
 
 /** About three chunks, none over the 64 KiB delta bound, cut on character boundaries. */
-export function splitAnswer(text: string): string[] {
+function splitAnswer(text: string): string[] {
   if (text === "") return [];
   const chars = Array.from(text);
-  const pieces = Math.max(Math.min(3, chars.length), Math.ceil(utf8Bytes(text) / DELTA_MAX_BYTES) + 1);
+  const pieces = Math.max(Math.min(3, chars.length), Math.ceil(utf8Bytes(text) / MODEL_DELTA_MAX_BYTES) + 1);
   const size = Math.ceil(chars.length / pieces);
   const chunks: string[] = [];
   for (let i = 0; i < chars.length; i += size) pushBounded(chars.slice(i, i + size), chunks);
@@ -118,7 +71,7 @@ export function splitAnswer(text: string): string[] {
 /** Push `chars` as one chunk, halving it while it is over the delta bound. */
 function pushBounded(chars: string[], chunks: string[]): void {
   const chunk = chars.join("");
-  if (utf8Bytes(chunk) <= DELTA_MAX_BYTES || chars.length < 2) {
+  if (utf8Bytes(chunk) <= MODEL_DELTA_MAX_BYTES || chars.length < 2) {
     chunks.push(chunk);
     return;
   }

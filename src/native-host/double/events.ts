@@ -8,12 +8,9 @@
  * `protocol_error {error:"outbound event exceeded the protocol frame limit",
  * discarded_type}` takes its place, at the seq it would have had.
  */
-import { MAX_FRAME_BYTES } from "./decode.ts";
+import { MAX_EVENT_BYTES } from "./limits.ts";
 import { diagnostic, type FdWriter } from "./output.ts";
 import type { EnvelopePatch } from "./scenario.ts";
-
-/** Longest event line, without its LF. */
-export const MAX_EVENT_BYTES = MAX_FRAME_BYTES - 1;
 
 /** The request an event belongs to, and its seq counter. */
 export interface Scope {
@@ -35,7 +32,7 @@ export function newScope(kind: Scope["kind"], ids: Pick<Scope, "requestId" | "ru
 }
 
 /** The envelope of the next event of `scope` (the counter is not moved). */
-export function envelope(scope: Scope, type: string, data: unknown, seq: number = scope.nextSeq): Record<string, unknown> {
+function envelope(scope: Scope, type: string, data: unknown, seq: number = scope.nextSeq): Record<string, unknown> {
   const env: Record<string, unknown> = { protocol_version: 1 };
   if (scope.requestId !== undefined) env.request_id = scope.requestId;
   if (scope.runId !== undefined) env.run_id = scope.runId;
@@ -47,7 +44,7 @@ export function envelope(scope: Scope, type: string, data: unknown, seq: number 
 }
 
 /** Apply a step's envelope patch: `null` removes a field, anything else sets it. */
-export function patchEnvelope(env: Record<string, unknown>, patch: EnvelopePatch | undefined): Record<string, unknown> {
+function patchEnvelope(env: Record<string, unknown>, patch: EnvelopePatch | undefined): Record<string, unknown> {
   if (patch === undefined) return env;
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete env[key];
@@ -57,7 +54,7 @@ export function patchEnvelope(env: Record<string, unknown>, patch: EnvelopePatch
 }
 
 /** Move the counter past an event whose seq was `seq` (or that had no usable seq). */
-export function advanceSeq(scope: Scope, seq: unknown): void {
+function advanceSeq(scope: Scope, seq: unknown): void {
   scope.nextSeq = typeof seq === "number" && Number.isSafeInteger(seq) ? seq + 1 : scope.nextSeq + 1;
 }
 

@@ -10,9 +10,9 @@
  * or while discarding an oversized one — is reported as `incomplete`.
  */
 import fs from "node:fs";
-import { MAX_FRAME_BYTES } from "./decode.ts";
+import { MAX_FRAME_BYTES } from "./limits.ts";
 
-export type Frame =
+type Frame =
   /** A whole line without its LF (a trailing CR is left in place). */
   | { kind: "line"; bytes: Uint8Array }
   | { kind: "oversize" }

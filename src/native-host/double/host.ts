@@ -5,29 +5,27 @@
  * scripts them.
  *
  * Exit status: 0 at EOF (after "incomplete protocol frame at EOF" when
- * input ended inside a line) and after `shutdown`; 1 when a `hello`,
- * `models` or `shutdown` reply had to be replaced by the outbound-oversize
- * protocol_error, when stdout cannot be written, or when `models` finds the
+ * input ended inside a line) and after `shutdown`, both after stopping the
+ * children a `spawn` step started; 1 when a `hello`, `models` or `shutdown`
+ * reply had to be replaced by the outbound-oversize protocol_error, when
+ * stdout cannot be written, or when `models` with `offline: true` finds the
  * working directory gone; 128+n on signals (see `signals.ts`).
  */
 import fs from "node:fs";
-import { CATALOG, defaultHelloData, mergeHelloData } from "./catalog.ts";
+import { buildCatalog, type CatalogModel } from "./catalog.ts";
 import { decodeRequestLine, incompleteFrameError, oversizeRequestError } from "./decode.ts";
-import { earlyFailure } from "./default-run.ts";
 import { EventWriter, newScope, type Scope } from "./events.ts";
+import { exitAfterFlush, exitCleanly } from "./exit.ts";
 import { FrameReader } from "./frame-reader.ts";
+import { defaultHelloData, mergeHelloData } from "./hello-data.ts";
 import { INVALID_REQUEST_ID } from "./ids.ts";
 import { diagnostic, stdout } from "./output.ts";
 import type { Request, RunRequest } from "./requests.ts";
+import { newRunContext } from "./run-context.ts";
+import { earlyFailure } from "./run-data.ts";
 import type { Scenario, Step } from "./scenario.ts";
-import { exitAfterFlush, runSteps } from "./steps.ts";
+import { runSteps, type StepContext, type StepsResult } from "./steps.ts";
 import { validateRun } from "./validate-run.ts";
-
-export interface HostOptions {
-  scenario: Scenario;
-  /** File to which every request line read is appended (with LF) before it is processed. */
-  recordPath?: string;
-}
 
 const DEFAULT_RUN_SCRIPT: readonly Step[] = [{ defaultRun: true }];
 
@@ -35,26 +33,32 @@ export class Host {
   private readonly events = new EventWriter(stdout);
   private readonly reader = new FrameReader(0);
   private readonly helloData: Record<string, unknown>;
+  private readonly catalog: CatalogModel[];
   private validRuns = 0;
 
-  constructor(private readonly options: HostOptions) {
-    this.helloData = mergeHelloData(defaultHelloData(), options.scenario.helloData);
+  /** `recordPath`: file to which every request line read is appended (with LF) before it is processed. */
+  constructor(
+    private readonly scenario: Scenario,
+    private readonly recordPath?: string,
+  ) {
+    this.helloData = mergeHelloData(defaultHelloData(), scenario.helloData);
+    this.catalog = buildCatalog(scenario.catalog);
   }
 
   async serve(): Promise<never> {
-    const preamble = this.options.scenario.preamble;
+    const preamble = this.scenario.preamble;
     if (preamble !== undefined) {
-      const outcome = await runSteps(preamble, { scope: newScope("preamble"), events: this.events, defaultData: this.defaultData("preamble") });
-      if (outcome === "abandoned") return exitAfterFlush(1);
+      const result = await runSteps(preamble, { scope: newScope("preamble"), events: this.events, defaultData: this.defaultData("preamble") });
+      if (result.outcome === "abandoned") return exitAfterFlush(1);
     }
     for (;;) {
       const frame = await this.reader.next();
       switch (frame.kind) {
         case "eof":
-          return exitAfterFlush(0);
+          return exitCleanly(0);
         case "incomplete":
           await this.events.emit(invalidScope(), "protocol_error", incompleteFrameError());
-          return exitAfterFlush(0);
+          return exitCleanly(0);
         case "oversize":
           await this.events.emit(invalidScope(), "protocol_error", oversizeRequestError());
           continue;
@@ -66,8 +70,8 @@ export class Host {
   }
 
   private record(bytes: Uint8Array): void {
-    if (this.options.recordPath === undefined) return;
-    fs.appendFileSync(this.options.recordPath, Buffer.concat([bytes, Buffer.from("\n")]));
+    if (this.recordPath === undefined) return;
+    fs.appendFileSync(this.recordPath, Buffer.concat([bytes, Buffer.from("\n")]));
   }
 
   private async handleLine(bytes: Uint8Array): Promise<void> {
@@ -81,19 +85,19 @@ export class Host {
   }
 
   private async dispatch(request: Request): Promise<void> {
-    const scenario = this.options.scenario;
     switch (request.command) {
       case "hello":
-        return this.reply(request, scenario.hello ?? [{ event: "hello" }]);
+        return this.reply(request, this.scenario.hello ?? [{ event: "hello" }]);
       case "models":
-        if (!cwdIsAvailable()) {
-          await diagnostic("models: building the catalog failed: the working directory is unavailable");
+        // Only the offline catalog is built for the current directory (as the workspace).
+        if (request.offline && !cwdIsAvailable()) {
+          await diagnostic("models: building the offline catalog failed: the working directory is unavailable");
           return exitAfterFlush(1);
         }
-        return this.reply(request, scenario.models ?? [{ event: "models" }]);
+        return this.reply(request, this.scenario.models ?? [{ event: "models" }]);
       case "shutdown":
-        await this.reply(request, scenario.shutdown ?? [{ event: "shutdown" }]);
-        return exitAfterFlush(0);
+        await this.reply(request, this.scenario.shutdown ?? [{ event: "shutdown" }]);
+        return exitCleanly(0);
       case "run":
         return this.run(request);
     }
@@ -102,28 +106,39 @@ export class Host {
   /** hello / models / shutdown: an oversized reply escapes the loop (exit 1). */
   private async reply(request: Request, steps: readonly Step[]): Promise<void> {
     const scope = newScope(request.command, { requestId: request.requestId });
-    const outcome = await runSteps(steps, { scope, events: this.events, defaultData: this.defaultData(request.command) });
-    if (outcome === "abandoned") return exitAfterFlush(1);
+    const result = await this.script(request, steps, { scope, events: this.events, defaultData: this.defaultData(request.command) });
+    if (result.outcome === "abandoned") return exitAfterFlush(1);
   }
 
   private async run(request: RunRequest): Promise<void> {
     const scope = newScope("run", { requestId: request.requestId, runId: request.runId, sessionId: request.sessionId });
-    const validation = validateRun(request);
+    const validation = validateRun(request, this.catalog);
     if (!validation.ok) {
       await this.events.emit(scope, "final_result", earlyFailure(validation.error));
       return;
     }
-    const scripts = this.options.scenario.runs ?? [DEFAULT_RUN_SCRIPT];
+    const scripts = this.scenario.runs ?? [DEFAULT_RUN_SCRIPT];
     const script = scripts[Math.min(this.validRuns, scripts.length - 1)] ?? DEFAULT_RUN_SCRIPT;
     this.validRuns++;
-    const run = { plan: validation.plan, scope, events: this.events, acceptedWritten: false };
-    await runSteps(script, { scope, events: this.events, run, defaultData: this.defaultData("run") });
+    const run = newRunContext(validation.plan, scope, this.events);
+    await this.script(request, script, { scope, events: this.events, run, defaultData: this.defaultData("run") });
+  }
+
+  /** Run a request's steps; warn when they did not end it with exactly one terminal event. */
+  private async script(request: Request, steps: readonly Step[], ctx: StepContext): Promise<StepsResult> {
+    const result = await runSteps(steps, ctx);
+    if (!result.uncounted && result.terminals !== 1) {
+      await diagnostic(
+        `scenario: the steps for ${request.command} request ${JSON.stringify(request.requestId)} wrote ${result.terminals} terminal events; the real host ends every request with exactly one`,
+      );
+    }
+    return result;
   }
 
   private defaultData(kind: Scope["kind"]): (type: string) => Record<string, unknown> {
     return (type) => {
       if (type === "hello") return this.helloData;
-      if (type === "models") return { models: CATALOG };
+      if (type === "models") return { models: this.catalog };
       if (type === "shutdown" && kind === "shutdown") return { accepted: true };
       return {};
     };
@@ -134,7 +149,7 @@ function invalidScope(): Scope {
   return newScope("rejected", { requestId: INVALID_REQUEST_ID });
 }
 
-/** `models` builds its catalog for the current directory; a deleted one fails. */
+/** The offline catalog is built for the current directory; a deleted one fails. */
 function cwdIsAvailable(): boolean {
   try {
     fs.realpathSync(".");

@@ -8,21 +8,21 @@
  * - `OCTET_HOST_DOUBLE_RECORD`: file to which each request line read is
  *   appended verbatim plus LF, synchronously, before it is processed.
  *
- * A scenario that cannot be loaded is reported on stderr and the double
- * exits 2 before reading anything.
+ * A scenario that cannot be loaded — not JSON, or failing the check of
+ * `scenario-check.ts` — is reported on stderr and the double exits 2
+ * before reading anything.
  */
 import fs from "node:fs";
 import { Host } from "./host.ts";
 import { diagnostic } from "./output.ts";
 import type { Scenario } from "./scenario.ts";
+import { checkScenario } from "./scenario-check.ts";
 import { installSignalHandlers } from "./signals.ts";
 
 function loadScenario(value: string | undefined): Scenario {
   if (value === undefined || value === "") return {};
   const text = value.trimStart().startsWith("{") ? value : fs.readFileSync(value, "utf8");
-  const parsed: unknown = JSON.parse(text);
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("a scenario must be a JSON object");
-  return parsed as Scenario;
+  return checkScenario(JSON.parse(text));
 }
 
 async function main(): Promise<void> {
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   }
   installSignalHandlers(scenario.ignoreSigterm === true);
   const recordPath = process.env.OCTET_HOST_DOUBLE_RECORD;
-  const host = new Host(recordPath !== undefined && recordPath !== "" ? { scenario, recordPath } : { scenario });
+  const host = new Host(scenario, recordPath !== undefined && recordPath !== "" ? recordPath : undefined);
   try {
     await host.serve();
   } catch (error) {

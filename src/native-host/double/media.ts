@@ -1,53 +1,32 @@
 /**
  * Media loading after `accepted` (spec native-host §10): each `media` item
  * (or legacy `image_paths` entry) is resolved, confined to the workspace,
- * typed by extension, matched against the route's input capabilities,
- * size-checked and opened. The first failure is the run's `final_result`
- * error; nothing is sent anywhere (the double has no provider).
+ * matched against the route's input capabilities and typed by extension
+ * (images: capability first; audio: format first), then opened and
+ * size-checked. The first failure is the run's `final_result` error;
+ * nothing is sent anywhere (the double has no provider). Texts name the
+ * path as given until it is resolved, the resolved path afterwards.
  */
 import fs from "node:fs";
 import path from "node:path";
+import { audioFormatName, audioFormatOf, chatAcceptsAudio, extensionOf } from "./audio-formats.ts";
 import type { WireProtocol } from "./inline-route.ts";
 import { isInside } from "./paths.ts";
 import type { MediaItem } from "./requests.ts";
 
 export interface MediaRoute {
-  model: string;
+  /** The resolved model id (catalog id or `host-inline/…`). */
+  resolvedModel: string;
   protocol: WireProtocol;
   imageInput: boolean;
   audioInput: boolean;
 }
 
 const IMAGE_EXTENSIONS = new Set(["png", "jpg", "jpeg", "gif", "webp"]);
-const AUDIO_FORMATS: Readonly<Record<string, string>> = {
-  wav: "wav",
-  mp3: "mp3",
-  flac: "flac",
-  opus: "opus",
-  ogg: "opus",
-  aac: "aac",
-  m4a: "aac",
-  pcm: "pcm16",
-  pcm16: "pcm16",
-};
 const IMAGE_MAX = 5 * 1024 * 1024;
 const IMAGES_TOTAL_MAX = 20 * 1024 * 1024;
 const AUDIO_MAX = 20 * 1024 * 1024;
 const AUDIO_TOTAL_MAX = 40 * 1024 * 1024;
-
-function extensionOf(p: string): string {
-  return path.extname(p).slice(1).toLowerCase();
-}
-
-/** The audio format an attachment's extension names (`wav`, `mp3`, `flac`, `opus`, `aac`, `pcm16`), if any. */
-export function audioFormatOf(p: string): string | undefined {
-  return AUDIO_FORMATS[extensionOf(p)];
-}
-
-/** Formats the only audio-capable protocol (OpenAI Chat) accepts. */
-export function chatAcceptsAudio(format: string): boolean {
-  return format === "wav" || format === "mp3";
-}
 
 /** The items in request order; legacy `image_paths` count as images. */
 export function mediaItems(media: readonly MediaItem[], imagePaths: readonly string[]): MediaItem[] {
@@ -67,54 +46,54 @@ function osError(error: unknown): string {
   return (e.code !== undefined ? known[e.code] : undefined) ?? e.message;
 }
 
-export function mediaLoadError(
-  items: readonly MediaItem[],
-  workspace: string,
-  allowExternalPaths: boolean,
-  route: MediaRoute,
-): string | undefined {
-  let imageBytes = 0;
-  let audioBytes = 0;
-  for (const { type, path: given } of items) {
-    let real: string;
+/** The capability/type check of one resolved item, or its error text. */
+function typeError(type: MediaItem["type"], resolved: string, route: MediaRoute): string | undefined {
+  if (type === "image") {
+    if (!route.imageInput) return `model ${route.resolvedModel} does not support native image input`;
+    if (!IMAGE_EXTENSIONS.has(extensionOf(resolved))) return `unsupported image extension for ${resolved}`;
+    return undefined;
+  }
+  const format = audioFormatOf(resolved);
+  if (format === undefined) return `native audio attachment ${resolved} must use WAV or MP3`;
+  if (!route.audioInput || route.protocol !== "OpenAiChat" || !chatAcceptsAudio(format)) {
+    return `model ${route.resolvedModel} does not support native ${audioFormatName(format)} audio input through ${route.protocol}; native input accepts only WAV or MP3 on OpenAI Chat Completions`;
+  }
+  return undefined;
+}
+
+/** The size of a regular file, or the error text. */
+function regularFileSize(type: MediaItem["type"], resolved: string): number | string {
+  try {
+    const fd = fs.openSync(resolved, "r");
     try {
-      real = fs.realpathSync(path.resolve(given));
+      const stat = fs.fstatSync(fd);
+      return stat.isFile() ? stat.size : `reading ${type} ${resolved}: not a regular file`;
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (error) {
+    return `reading ${type} ${resolved}: ${osError(error)}`;
+  }
+}
+
+export function mediaLoadError(items: readonly MediaItem[], workspace: string, allowExternalPaths: boolean, route: MediaRoute): string | undefined {
+  const totals = { image: 0, audio: 0 };
+  for (const { type, path: given } of items) {
+    let resolved: string;
+    try {
+      resolved = fs.realpathSync(path.resolve(given));
     } catch (error) {
       return `resolving ${type} ${given}: ${osError(error)}`;
     }
-    if (!allowExternalPaths && !isInside(real, workspace)) return `${type} ${given} is outside the configured workspace`;
-    if (type === "image") {
-      if (!IMAGE_EXTENSIONS.has(extensionOf(real))) return `unsupported image extension for ${given}`;
-      if (!route.imageInput) return `model ${route.model} does not support native image input`;
-    } else {
-      const format = audioFormatOf(real);
-      if (format === undefined) return `unsupported audio extension for ${given}`;
-      if (!route.audioInput || route.protocol !== "OpenAiChat" || !chatAcceptsAudio(format)) {
-        return `model ${route.model} does not support native ${format.toUpperCase()} audio input through ${route.protocol}`;
-      }
-    }
-    let size: number;
-    try {
-      const fd = fs.openSync(real, "r");
-      try {
-        const stat = fs.fstatSync(fd);
-        if (!stat.isFile()) return `reading ${type} ${given}: not a regular file`;
-        size = stat.size;
-      } finally {
-        fs.closeSync(fd);
-      }
-    } catch (error) {
-      return `reading ${type} ${given}: ${osError(error)}`;
-    }
-    if (type === "image") {
-      if (size > IMAGE_MAX) return `image ${given} exceeds the ${IMAGE_MAX}-byte limit`;
-      imageBytes += size;
-      if (imageBytes > IMAGES_TOTAL_MAX) return `images exceed the ${IMAGES_TOTAL_MAX}-byte total limit`;
-    } else {
-      if (size > AUDIO_MAX) return `audio ${given} exceeds the ${AUDIO_MAX}-byte limit`;
-      audioBytes += size;
-      if (audioBytes > AUDIO_TOTAL_MAX) return `audio exceeds the ${AUDIO_TOTAL_MAX}-byte total limit`;
-    }
+    if (!allowExternalPaths && !isInside(resolved, workspace)) return `${type} ${resolved} is outside the configured workspace`;
+    const wrongType = typeError(type, resolved, route);
+    if (wrongType !== undefined) return wrongType;
+    const size = regularFileSize(type, resolved);
+    if (typeof size === "string") return size;
+    const [max, totalMax] = type === "image" ? [IMAGE_MAX, IMAGES_TOTAL_MAX] : [AUDIO_MAX, AUDIO_TOTAL_MAX];
+    if (size > max) return `reading ${type} ${resolved}: file exceeds the ${max}-byte limit`;
+    totals[type] += size;
+    if (totals[type] > totalMax) return type === "image" ? `images exceed the ${totalMax}-byte total limit` : `audio exceeds the ${totalMax}-byte total limit`;
   }
   return undefined;
 }

@@ -29,9 +29,13 @@ export function isInside(child: string, parent: string): boolean {
   return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
 }
 
-/** True when a path has a `.` or `..` component. */
-export function hasDotComponent(p: string): boolean {
-  return p.split(/\/+/).some((part) => part === "." || part === "..");
+/**
+ * True when a path has a `..` component. `.` components do not count:
+ * Rust's `Path::components` drops them (except a leading one, which
+ * cannot occur once the path is joined to the absolute workspace).
+ */
+export function hasParentComponent(p: string): boolean {
+  return p.split("/").includes("..");
 }
 
 /**

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 
 /** The tools the double registers when a run omits `tools` (or sends null). */
-export const DEFAULT_TOOLS: readonly string[] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
+const DEFAULT_TOOLS: readonly string[] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
 
 /** Registered tool names (trimmed, lower-cased, first occurrence kept), or the error text. */
 export function registeredTools(requested: readonly string[] | undefined): { tools: string[] } | { error: string } {

@@ -21,16 +21,16 @@ interface RequestBase {
   requestId: string;
 }
 
-export interface HelloRequest extends RequestBase {
+interface HelloRequest extends RequestBase {
   command: "hello";
 }
 
-export interface ModelsRequest extends RequestBase {
+interface ModelsRequest extends RequestBase {
   command: "models";
   offline: boolean;
 }
 
-export interface ShutdownRequest extends RequestBase {
+interface ShutdownRequest extends RequestBase {
   command: "shutdown";
 }
 

@@ -18,7 +18,7 @@ import {
 } from "./typed-values.ts";
 
 /** The run fields being filled in by the decode (envelope fields are set by the caller). */
-export type RunDraft = Omit<RunRequest, "command" | "protocolVersion" | "requestId" | "runId" | "workspace" | "model" | "prompt"> &
+type RunDraft = Omit<RunRequest, "command" | "protocolVersion" | "requestId" | "runId" | "workspace" | "model" | "prompt"> &
   Partial<Pick<RunRequest, "runId" | "workspace" | "model" | "prompt">>;
 
 const MODALITIES: readonly Modality[] = ["image", "audio"];

@@ -3,60 +3,91 @@
  * the preamble, which belongs to no request: its `event` steps carry no
  * request_id unless their envelope patch adds one, and count seq from 1.
  *
- * An `event` without `data` gets the default data of that type for the
- * current context (hello data, the catalog, `{accepted:true}`), else `{}`.
+ * An `event` without `data` gets the default data of that type: in a run,
+ * `accepted`/`started`/`settled`/`final_result` as the real host fills them
+ * in for this run (see `run-data.ts`); else the context's default (hello
+ * data, the catalog, `{accepted:true}`), else `{}`. Events of a run are
+ * tallied (see `run-context.ts`), so an `accepted` event counts as written.
  * `defaultRun` and `accepted` need a run; elsewhere they are skipped with a
  * note on stderr. A step whose event was replaced by the outbound-oversize
  * protocol_error ends the request (`abandoned`).
+ *
+ * {@link runSteps} also counts the terminal events the steps wrote, so the
+ * caller can warn about a script that ends a request with none or several.
  */
-import { defaultRun, writeAccepted, type RunContext, type RunOutcome } from "./default-run.ts";
-import type { EventWriter, Scope } from "./events.ts";
+import { spawnChild } from "./children.ts";
+import { defaultRun, type RunOutcome } from "./default-run.ts";
+import type { EmitResult, EventWriter, Scope } from "./events.ts";
+import { exitAfterFlush } from "./exit.ts";
 import { diagnostic, stderr, stdout } from "./output.ts";
+import { emitRunEvent, type RunContext } from "./run-context.ts";
+import { acceptedData, runEventData } from "./run-data.ts";
 import type { Step } from "./scenario.ts";
-import { spawnChild } from "./signals.ts";
 
 export interface StepContext {
   scope: Scope;
   events: EventWriter;
   /** Present while serving a run. */
   run?: RunContext;
-  /** Data of an `event` step that gives none. */
+  /** Data of an `event` step that gives none, outside a run's lifecycle types. */
   defaultData: (type: string) => Record<string, unknown>;
 }
 
-export async function runSteps(steps: readonly Step[], ctx: StepContext): Promise<RunOutcome> {
+export interface StepsResult {
+  outcome: RunOutcome;
+  /** Terminal events written (a replacement protocol_error counts). */
+  terminals: number;
+  /** A `raw` step wrote bytes whose events cannot be counted. */
+  uncounted: boolean;
+}
+
+const TERMINAL_TYPES = new Set(["hello", "models", "shutdown", "final_result", "protocol_error"]);
+
+export async function runSteps(steps: readonly Step[], ctx: StepContext): Promise<StepsResult> {
+  const result: StepsResult = { outcome: "continue", terminals: 0, uncounted: false };
   for (const step of steps) {
-    if ((await runStep(step, ctx)) === "abandoned") return "abandoned";
+    if ((await runStep(step, ctx, result)) === "abandoned") {
+      result.outcome = "abandoned";
+      break;
+    }
   }
-  return "continue";
+  return result;
 }
 
-/** Let pending writes reach the kernel, then exit. */
-export async function exitAfterFlush(code: number): Promise<never> {
-  await stdout.drain();
-  await stderr.drain();
-  process.exit(code);
+/** Count a written (or replaced) event of `type`; "abandoned" when it was replaced. */
+function counted(result: StepsResult, type: string, emitted: EmitResult): RunOutcome {
+  if (emitted === "replaced" || TERMINAL_TYPES.has(type)) result.terminals++;
+  return emitted === "written" ? "continue" : "abandoned";
 }
 
-async function runStep(step: Step, ctx: StepContext): Promise<RunOutcome> {
+async function runStep(step: Step, ctx: StepContext, result: StepsResult): Promise<RunOutcome> {
   if ("event" in step) {
-    const result = await ctx.events.emit(ctx.scope, step.event, step.data ?? ctx.defaultData(step.event), step.envelope, step.splitAt);
-    return result === "written" ? "continue" : "abandoned";
+    const run = ctx.run;
+    const data = step.data ?? (run !== undefined ? runEventData(step.event, run) : undefined) ?? ctx.defaultData(step.event);
+    const emitted =
+      run !== undefined
+        ? await emitRunEvent(run, step.event, data, step.envelope, step.splitAt)
+        : await ctx.events.emit(ctx.scope, step.event, data, step.envelope, step.splitAt);
+    const type = typeof step.envelope?.type === "string" ? step.envelope.type : step.event;
+    return counted(result, type, emitted);
   }
   if ("defaultRun" in step) {
     if (ctx.run === undefined) return skip("defaultRun");
+    result.terminals++; // It always ends with final_result (or a replacement protocol_error).
     return defaultRun(ctx.run, step.answer);
   }
   if ("accepted" in step) {
     if (ctx.run === undefined) return skip("accepted");
-    return writeAccepted(ctx.run);
+    return counted(result, "accepted", await emitRunEvent(ctx.run, "accepted", acceptedData(ctx.run.plan)));
   }
   if ("raw" in step) {
+    result.uncounted = true;
     await ctx.events.raw(Buffer.from(step.raw, "utf8"), step.splitAt);
     return "continue";
   }
   if ("paddedEvent" in step) {
     await ctx.events.padded(ctx.scope, step.paddedEvent, step.bytes);
+    if (TERMINAL_TYPES.has(step.paddedEvent)) result.terminals++;
     return "continue";
   }
   if ("stderr" in step) {
@@ -76,12 +107,8 @@ async function runStep(step: Step, ctx: StepContext): Promise<RunOutcome> {
     await Bun.sleep(50);
     return "continue";
   }
-  if ("spawn" in step) {
-    const pid = spawnChild(step.spawn);
-    await stderr.write(`child-pid ${pid}\n`);
-    return "continue";
-  }
-  await diagnostic(`unknown scenario step ${JSON.stringify(step)}`);
+  const pid = spawnChild(step.spawn);
+  await stderr.write(`child-pid ${pid}\n`);
   return "continue";
 }
 

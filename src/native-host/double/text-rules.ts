@@ -5,7 +5,7 @@ export function utf8Bytes(text: string): number {
 }
 
 /** Unicode Cc: C0 controls, DEL and C1 controls. */
-export function isControl(code: number): boolean {
+function isControl(code: number): boolean {
   return code < 0x20 || (code >= 0x7f && code <= 0x9f);
 }
 

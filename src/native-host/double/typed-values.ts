@@ -13,7 +13,7 @@ const U64_MAX = 18446744073709551615n;
 const I64_MIN = -9223372036854775808n;
 
 /** serde's description of an unexpected value (`integer \`5\``, `map`, …). */
-export function describeValue(value: JsonValue): string {
+function describeValue(value: JsonValue): string {
   if (value === null) return "null";
   if (typeof value === "boolean") return `boolean \`${value}\``;
   if (typeof value === "string") return `string ${JSON.stringify(value)}`;
@@ -39,7 +39,7 @@ function integerOf(value: JsonNumber): bigint | undefined {
   return n >= I64_MIN && n <= U64_MAX ? n : undefined;
 }
 
-export function invalidType(value: JsonValue, expected: string): DecodeError {
+function invalidType(value: JsonValue, expected: string): DecodeError {
   return new DecodeError(`invalid type: ${describeValue(value)}, expected ${expected}`);
 }
 
@@ -85,7 +85,7 @@ export function readStringMap(value: JsonValue): [string, string][] {
 }
 
 /** serde's list of expected names: `a`, `` `a` or `b` ``, `one of `a`, `b`, `c``. */
-export function expectedNames(names: readonly string[]): string {
+function expectedNames(names: readonly string[]): string {
   const quoted = names.map((n) => `\`${n}\``);
   if (quoted.length === 0) return "no fields";
   if (quoted.length === 1) return quoted[0] ?? "";
