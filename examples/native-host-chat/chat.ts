@@ -15,7 +15,7 @@
  */
 import { parseArgs } from "node:util";
 import { dirname, resolve } from "node:path";
-import { minimalEnv, NativeHost, type RunEvent, type RunResult } from "../../src/native-host/index.ts";
+import { HostSpawnError, minimalEnv, NativeHost, type RunEvent, type RunResult } from "../../src/native-host/index.ts";
 
 const DOUBLE = resolve(import.meta.dir, "../../bin/octet-host-double");
 
@@ -92,7 +92,14 @@ function usageLine(result: RunResult): string {
   return `[${result.status}] ${tokens}${cost}${approx} · ${result.steps} step(s), ${result.toolCalls} tool call(s)`;
 }
 
-const host = await NativeHost.launch({ path: values.double ? DOUBLE : (values.host ?? "octet-host"), cwd: workspace, env });
+let host: NativeHost;
+try {
+  host = await NativeHost.launch({ path: values.double ? DOUBLE : (values.host ?? "octet-host"), cwd: workspace, env });
+} catch (error) {
+  const hint = error instanceof HostSpawnError ? "\n(install octet-host, pass --host PATH, or try --double)" : "";
+  process.stderr.write(`native-host-chat: ${(error as Error).message}${hint}\n`);
+  process.exit(1);
+}
 let exitCode = 0;
 try {
   const model = values.model ?? (await host.models({ offline: true }))[0]?.id;

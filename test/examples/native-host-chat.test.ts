@@ -56,3 +56,13 @@ test("Ctrl-C cancels the run: the host's group is terminated and the CLI exits 1
   expect(stderr).toContain("native-host-chat: run run-2 was cancelled");
   expect(code).toBe(1);
 });
+
+test("without octet-host the CLI says what to do, without a stack trace", async () => {
+  const workspace = mkdtempSync(join(tmpdir(), "octet-chat-"));
+  const proc = Bun.spawn([process.execPath, CHAT, "--host", join(workspace, "octet-host"), "--workspace", workspace, "hi"], { stdout: "pipe", stderr: "pipe" });
+  const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+  expect(code).toBe(1);
+  expect(stderr).toStartWith("native-host-chat: cannot start ");
+  expect(stderr).toContain("(install octet-host, pass --host PATH, or try --double)");
+  expect(stderr).not.toContain("    at ");
+});
