@@ -61,6 +61,13 @@ export interface RunControl {
    * observed through `result` and `text`, and events are not retained.
    */
   retainEvents?: boolean;
+  /**
+   * Read backpressure: while an iterator is attached and more events than
+   * this wait for it, stop reading the host (it then blocks on its stdout)
+   * until the iterator is down to half. Do not await `result` inside the loop
+   * then: the loop has to keep pulling. Default: no limit.
+   */
+  maxBacklog?: number;
 }
 
 interface Pending {
@@ -71,8 +78,8 @@ interface Pending {
   backpressure?(): Promise<void> | undefined;
 }
 
-/** How long stdout may stay open after the host exited (a grandchild can hold it). */
-const STDOUT_AFTER_EXIT_MS = 300;
+/** How long stdout may stay open after the host exited and its group was swept (a process outside the group may hold it). */
+const STDOUT_AFTER_EXIT_MS = 2_000;
 
 type State = { kind: "ready" } | { kind: "closing" } | { kind: "dead"; error: Error };
 
@@ -92,6 +99,7 @@ export class NativeHost {
   /** Set once the end of the host (stdout closed or exited) was handled. */
   private over = false;
   private groupSwept = false;
+  private terminating: Promise<Exit> | undefined;
   private stdoutDone!: () => void;
   private readonly stdoutClosed = new Promise<void>((resolve) => (this.stdoutDone = resolve));
 
@@ -180,7 +188,7 @@ export class NativeHost {
     for (const secret of [options.api_key, ...Object.values(options.custom_headers ?? {})]) if (secret) this.secrets.add(secret);
     let pending!: Pending;
     // Cancelling a run only ever ends that run: once it finished, cancel() does nothing.
-    const handle = new RunHandle(requestId, runId, () => this.cancel(new Cancelled(`run ${runId} was cancelled`), pending), control.retainEvents ?? true);
+    const handle = new RunHandle(requestId, runId, () => this.cancel(new Cancelled(`run ${runId} was cancelled`), pending), control.retainEvents ?? true, control.maxBacklog);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const onAbort = () => void handle.cancel();
     const cleanup = () => {
@@ -218,7 +226,6 @@ export class NativeHost {
    */
   async shutdown(options: { timeoutMs?: number } = {}): Promise<Exit> {
     await this.request("shutdown", {}, options.timeoutMs ?? this.options.requestTimeoutMs);
-    this.state = { kind: "closing" };
     this.endInput();
     const exit = await this.waitExit(options.timeoutMs ?? this.options.requestTimeoutMs);
     this.state = { kind: "dead", error: new HostUnavailable("the host was shut down") };
@@ -251,12 +258,17 @@ export class NativeHost {
     return this.terminate(this.options.graceMs);
   }
 
-  /** Terminate the group, unless the host already exited and its group was swept. */
-  private async terminate(graceMs: number): Promise<Exit> {
+  /**
+   * Terminate the group, unless the host already exited and its group was
+   * swept. One termination at a time: a second SIGTERM would make the real
+   * host skip its cleanup of shell children (spec §13).
+   */
+  private terminate(graceMs: number): Promise<Exit> {
     if (this.groupSwept) return this.exited;
-    const exit = await terminateGroup(this.pid, this.exited, graceMs);
-    this.groupSwept = true;
-    return exit;
+    return (this.terminating ??= terminateGroup(this.pid, this.exited, graceMs).then((exit) => {
+      this.sweepGroup();
+      return exit;
+    }));
   }
 
   // ---- requests ------------------------------------------------------------------------
@@ -315,8 +327,6 @@ export class NativeHost {
 
   // ---- reading events ------------------------------------------------------------------
 
-  private readPaused = false;
-
   private async readEvents(): Promise<void> {
     const limit = () => (this.hello?.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES) - 1;
     let splitterLimit = limit();
@@ -344,11 +354,8 @@ export class NativeHost {
         if (problem) break;
         // A consumer far behind pauses reading; the host then waits on its stdout.
         const caughtUp = this.pending?.backpressure?.();
-        if (caughtUp) {
-          this.readPaused = true;
-          await caughtUp;
-          this.readPaused = false;
-        }
+        // After the host exited only the pipe's last buffer is left: read it regardless.
+        if (caughtUp) await Promise.race([caughtUp, this.exited]);
       }
     } catch {
       /* the pipe broke: treated as EOF */
@@ -359,14 +366,23 @@ export class NativeHost {
     await this.hostEnded();
   }
 
-  /** The host's exit ends it even when stdout stays open (a grandchild can hold the pipe). */
+  /**
+   * The host's exit ends it even when stdout stays open: members left in its
+   * group (which may hold the pipe) are killed at once, then stdout gets a
+   * little time to deliver what the host wrote last.
+   */
   private async watchExit(): Promise<void> {
     await this.exited;
-    const settle = () => Promise.race([this.stdoutClosed, Bun.sleep(STDOUT_AFTER_EXIT_MS)]);
-    await settle();
-    // Events still waiting for a slow consumer are read before the end is declared.
-    while (this.readPaused) await settle();
+    this.sweepGroup();
+    await Promise.race([this.stdoutClosed, Bun.sleep(STDOUT_AFTER_EXIT_MS)]);
     await this.hostEnded();
+  }
+
+  /** SIGKILL what is left of the group once the leader exited (once: the pgid may be reused afterwards). */
+  private sweepGroup(): void {
+    if (this.groupSwept) return;
+    this.groupSwept = true;
+    signalGroup(this.pid, "SIGKILL");
   }
 
   /** Route one line; returns a violation or undefined. */
@@ -404,11 +420,7 @@ export class NativeHost {
     if (this.over) return;
     this.over = true;
     const exit = await this.waitExit(2_000);
-    if (!this.groupSwept) {
-      // Members left behind (orphaned children of the host) go with it.
-      signalGroup(this.pid, "SIGKILL");
-      this.groupSwept = true;
-    }
+    this.sweepGroup();
     await Promise.race([this.stderr.done, Bun.sleep(200)]);
     const pending = this.pending;
     this.pending = undefined;

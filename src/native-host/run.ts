@@ -46,8 +46,6 @@ export interface RunResult extends FinalResultData {
   tools: ToolCall[];
 }
 
-/** Events waiting for a slow iterator before the client stops reading the host. */
-export const MAX_BACKLOG = 4096;
 /** `tool_progress` entries kept per tool call (the most recent). */
 export const MAX_TOOL_PROGRESS = 256;
 
@@ -66,6 +64,8 @@ export class RunHandle implements AsyncIterable<RunEvent> {
   private uncertain = false;
   private usage: Usage | undefined;
   private cost: number | undefined;
+  /** Every tool call in order, and the latest call for each id (providers may reuse ids across turns). */
+  private calls: ToolCall[] = [];
   private tools = new Map<string, ToolCall>();
 
   private iterated = false;
@@ -76,6 +76,7 @@ export class RunHandle implements AsyncIterable<RunEvent> {
     readonly runId: string,
     private readonly cancelRun: () => Promise<void>,
     private retain = true,
+    private readonly maxBacklog?: number,
   ) {
     this.result = new Promise<RunResult>((resolve, reject) => (this.settle = { resolve, reject }));
     // The caller may only iterate; the rejection is still delivered there.
@@ -93,11 +94,13 @@ export class RunHandle implements AsyncIterable<RunEvent> {
   }
 
   /**
-   * @internal Read backpressure: while an iterator is attached and more than
-   * {@link MAX_BACKLOG} events wait for it, the client stops reading the host.
+   * @internal Read backpressure (only with `maxBacklog`): while an iterator is
+   * attached and more than `maxBacklog` events wait for it, the client stops
+   * reading the host. The pause ends when the iterator is down to half, when
+   * it stops, or when the run ends.
    */
   backpressure(): Promise<void> | undefined {
-    if (!this.iterated || this.backlog <= MAX_BACKLOG) return undefined;
+    if (this.maxBacklog === undefined || !this.iterated || this.ended || this.backlog <= this.maxBacklog) return undefined;
     return new Promise((resolve) => (this.caughtUp = resolve));
   }
 
@@ -145,9 +148,12 @@ export class RunHandle implements AsyncIterable<RunEvent> {
       case "provider_usage_uncertain":
         this.uncertain = true;
         break;
-      case "tool_start":
-        this.tools.set(event.data.toolCallId, { toolCallId: event.data.toolCallId, toolName: event.data.toolName, input: event.data.input, progress: [] });
+      case "tool_start": {
+        const call: ToolCall = { toolCallId: event.data.toolCallId, toolName: event.data.toolName, input: event.data.input, progress: [] };
+        this.calls.push(call);
+        this.tools.set(call.toolCallId, call);
         break;
+      }
       case "tool_policy":
         this.tool(event.data.toolCallId, event.data.toolName).decision = event.data.decision;
         break;
@@ -169,7 +175,7 @@ export class RunHandle implements AsyncIterable<RunEvent> {
           usageUncertain: this.uncertain,
           usage: this.usage,
           runCostMicrodollars: this.cost,
-          tools: [...this.tools.values()],
+          tools: this.calls,
         });
         break;
     }
@@ -177,7 +183,11 @@ export class RunHandle implements AsyncIterable<RunEvent> {
 
   private tool(id: string, name = ""): ToolCall {
     let call = this.tools.get(id);
-    if (!call) this.tools.set(id, (call = { toolCallId: id, toolName: name, input: null, progress: [] }));
+    if (!call) {
+      call = { toolCallId: id, toolName: name, input: null, progress: [] };
+      this.calls.push(call);
+      this.tools.set(id, call);
+    }
     return call;
   }
 
@@ -187,6 +197,7 @@ export class RunHandle implements AsyncIterable<RunEvent> {
     this.ended = {};
     this.settle.resolve(result);
     this.wake?.();
+    this.release();
   }
 
   /** @internal The run ended without a result. */
@@ -195,6 +206,7 @@ export class RunHandle implements AsyncIterable<RunEvent> {
     this.ended = { error };
     this.settle.reject(error);
     this.wake?.();
+    this.release();
   }
 
   private push(event: RunEvent): void {
@@ -209,7 +221,7 @@ export class RunHandle implements AsyncIterable<RunEvent> {
     this.iterated = true;
     try {
       for (;;) {
-        if (this.caughtUp && this.backlog <= MAX_BACKLOG / 2) this.release();
+        if (this.caughtUp && this.backlog <= this.maxBacklog! / 2) this.release();
         if (this.head < this.queue.length) {
           const event = this.queue[this.head++]!;
           // Drop consumed events in batches so a long run does not keep them all.

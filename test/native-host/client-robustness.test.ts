@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Cancelled, HostExited, InvalidRequest, NativeHost, ProtocolViolation, type RunEvent } from "../../src/native-host/index.ts";
+import { Cancelled, HostExited, InvalidRequest, NativeHost, ProtocolViolation, Timeout, type RunEvent } from "../../src/native-host/index.ts";
 import { StderrTail } from "../../src/native-host/stderr-tail.ts";
 import type { Step } from "../../src/native-host/double/scenario.ts";
 import { ACCEPTED, events, FINAL, groupMembers, launchDouble, survivors, rejectionOf, STEP, tempDir } from "./client-helpers.ts";
@@ -82,8 +82,8 @@ describe("cancellation belongs to its run", () => {
   });
 
   test("a finished run's deadline does not fire on a later request", async () => {
-    const { host, workspace } = await launchDouble({ runs: [[{ defaultRun: true }], [...START, { sleepMs: 600 }, ...END]] });
-    expect((await host.run({ workspace, model: "gpt-5.6", prompt: "one" }, { timeoutMs: 300 }).result).status).toBe("completed");
+    const { host, workspace } = await launchDouble({ runs: [[{ defaultRun: true }], [...START, { sleepMs: 2_000 }, ...END]] });
+    expect((await host.run({ workspace, model: "gpt-5.6", prompt: "one" }, { timeoutMs: 1_500 }).result).status).toBe("completed");
     expect((await host.run({ workspace, model: "gpt-5.6", prompt: "two" }).result).status).toBe("completed");
     await host.shutdown();
   });
@@ -111,7 +111,7 @@ describe("cancellation belongs to its run", () => {
     const { host, workspace } = await launchDouble({ runs: [[...START, { spawn: ["sleep", "600"] }, { stall: true }]], ignoreSigterm: true }, { graceMs: 300 });
     const run = host.run({ workspace, model: "gpt-5.6", prompt: "x" });
     for await (const event of run) if (event.type === "started") break;
-    await Bun.sleep(200);
+    for (let i = 0; i < 100 && groupMembers(host.pid).length < 2; i++) await Bun.sleep(20);
     expect(groupMembers(host.pid).length).toBe(2);
     await run.cancel();
     expect(await rejectionOf(run.result)).toBeInstanceOf(Cancelled);
@@ -123,9 +123,9 @@ describe("cancellation belongs to its run", () => {
 describe("events are buffered for the consumer, within bounds", () => {
   const deltas = (n: number): Step[] => Array.from({ length: n }, (_, i) => ({ event: "model_delta", data: { channel: "text", text: `${i % 10}` } }));
 
-  test("a slow iterator gets all 10,000 events in order (reading pauses above the backlog bound)", async () => {
+  test("with maxBacklog, a slow iterator gets all 10,000 events in order (reading pauses above the bound)", async () => {
     const { host, workspace } = await launchDouble({ runs: [[...START, ...deltas(10_000), ...END]] });
-    const run = host.run({ workspace, model: "gpt-5.6", prompt: "x" });
+    const run = host.run({ workspace, model: "gpt-5.6", prompt: "x" }, { maxBacklog: 1000 });
     // Let the host write ahead before consuming.
     await Bun.sleep(500);
     let text = "";
@@ -139,13 +139,36 @@ describe("events are buffered for the consumer, within bounds", () => {
     await host.shutdown();
   }, 30_000);
 
-  test("leaving the loop early releases the reader; the run still completes", async () => {
+  test("with maxBacklog, leaving the loop early releases the reader; the run still completes", async () => {
     const { host, workspace } = await launchDouble({ runs: [[...START, ...deltas(10_000), ...END]] });
-    const run = host.run({ workspace, model: "gpt-5.6", prompt: "x" });
+    const run = host.run({ workspace, model: "gpt-5.6", prompt: "x" }, { maxBacklog: 1000 });
     await Bun.sleep(500);
     for await (const event of run) if (event.type === "model_delta") break;
     expect((await run.result).text.length).toBe(10_000);
     await host.shutdown();
+  }, 30_000);
+
+  test("without maxBacklog, awaiting result inside the loop works whatever the backlog", async () => {
+    const { host, workspace } = await launchDouble({ runs: [[...START, ...deltas(6_000), ...END]] });
+    const run = host.run({ workspace, model: "gpt-5.6", prompt: "x" });
+    let text = "";
+    for await (const event of run) {
+      if (event.type === "started") text = (await run.result).text;
+    }
+    expect(text.length).toBe(6_000);
+    await host.shutdown();
+  }, 30_000);
+
+  test("with maxBacklog, an iterator that stops pulling cannot hide the host's exit", async () => {
+    const { host, workspace } = await launchDouble({ runs: [[...START, ...deltas(6_000), { stall: true }]] });
+    const run = host.run({ workspace, model: "gpt-5.6", prompt: "x" }, { maxBacklog: 100 });
+    const iterator = run[Symbol.asyncIterator]();
+    await iterator.next();
+    await Bun.sleep(300);
+    process.kill(host.pid, "SIGKILL");
+    const error = await rejectionOf(run.result);
+    expect(error).toBeInstanceOf(HostExited);
+    expect((error as HostExited).signal).toBe("SIGKILL");
   }, 30_000);
 
   test("retainEvents: false keeps no events; result and text still work", async () => {
@@ -173,6 +196,17 @@ describe("events are buffered for the consumer, within bounds", () => {
     expect(seen.at(-1)?.type).toBe("final_result");
     await host.shutdown();
   });
+});
+
+test("kill() during a cancellation's grace period sends no second SIGTERM", async () => {
+  const { host, workspace } = await launchDouble({ runs: [[...START, { stall: true }]], ignoreSigterm: true }, { graceMs: 1_000 });
+  const run = host.run({ workspace, model: "gpt-5.6", prompt: "x" }, { timeoutMs: 300 });
+  for await (const event of run) if (event.type === "started") break;
+  await Bun.sleep(450);
+  const exit = await host.kill();
+  expect(exit.signal).toBe("SIGKILL");
+  expect(host.stderrTail.split("ignoring SIGTERM").length - 1).toBe(1);
+  expect(await rejectionOf(run.result)).toBeInstanceOf(Timeout);
 });
 
 describe("secrets and what is never written", () => {

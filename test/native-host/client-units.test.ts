@@ -82,7 +82,7 @@ describe("request tracker", () => {
     expect(feed(["started", { model: "m" }])).toContain("a run must open with accepted");
     expect(feed(["accepted", ACCEPTED], ["accepted", ACCEPTED])).toBe("accepted twice (seq 2)");
     expect(feed(["accepted", ACCEPTED], ["started", { model: "m" }], ["started", { model: "m" }])).toBe("started in phase started (seq 3)");
-    expect(feed(["accepted", ACCEPTED], ["settled", { status: "completed", head: "", error: "" }])).toBe("settled in phase accepted, before started (seq 2)");
+    expect(feed(["accepted", ACCEPTED], ["started", { model: "m" }], ["settled", { status: "completed", head: "", error: "" }], ["settled", { status: "completed", head: "", error: "" }])).toBe("settled twice (seq 4)");
     expect(feed(["accepted", ACCEPTED], ["started", { model: "m" }], ["settled", { status: "completed", head: "", error: "" }], ["model_delta", { channel: "text", text: "x" }])).toBe("model_delta after settled (seq 4)");
     // The orders the spec allows.
     expect(feed(["accepted", ACCEPTED], ["extension_notification", { message: "a" }], ["started", { model: "m" }], ["model_delta", { channel: "text", text: "x" }], ["settled", { status: "completed", head: "", error: "" }], ["extension_notification", { message: "b" }], ["final_result", FINAL])).toBe("ok");
@@ -91,14 +91,13 @@ describe("request tracker", () => {
     expect(feed(["accepted", ACCEPTED], ["started", { model: "m" }], ["provider_inference", { metrics: {} }], ["final_result", FINAL])).toBe("ok");
   });
 
-  test("tool calls run from tool_start to tool_finish", () => {
+  test("rules the spec only infers do not kill a host: reused tool call ids, settled without started", () => {
     const start = (id: string) => ["tool_start", { toolCallId: id, toolName: "read", input: null }] as [string, Record<string, unknown>];
     const finish = (id: string) => ["tool_finish", { toolCallId: id, ok: true, output: "", error: "" }] as [string, Record<string, unknown>];
     const open: [string, Record<string, unknown>][] = [["accepted", ACCEPTED], ["started", { model: "m" }]];
-    expect(feed(...open, finish("c1"))).toBe('tool_finish for toolCallId "c1" without tool_start (seq 3)');
-    expect(feed(...open, start("c1"), start("c1"))).toBe('tool_start for toolCallId "c1" twice (seq 4)');
-    expect(feed(...open, start("c1"), finish("c1"), ["tool_progress", { toolCallId: "c1", progress: { type: "status", message: "m" } }])).toBe('tool_progress for toolCallId "c1" after its tool_finish (seq 5)');
-    expect(feed(...open, start("c1"), start("c2"), ["tool_policy", { toolCallId: "c2", toolName: "read", decision: { allowed: true, policy: {} } }], finish("c2"), finish("c1"))).toBe("ok");
+    expect(feed(...open, start("call_0"), finish("call_0"), start("call_0"), finish("call_0"))).toBe("ok");
+    expect(feed(...open, finish("c1"))).toBe("ok");
+    expect(feed(["accepted", ACCEPTED], ["settled", { status: "error", head: "", error: "x" }], ["final_result", FINAL])).toBe("ok");
   });
 
   test("run_id and session_id rules (spec §7.1, §15.8)", () => {
