@@ -7,6 +7,11 @@ export class NativeHostError extends Error {
   override name = "NativeHostError";
 }
 
+/** `message`, followed by the host's stderr tail when there is one. */
+function withTail(message: string, stderrTail: string): string {
+  return stderrTail ? `${message}\nhost stderr (tail):\n${stderrTail}` : message;
+}
+
 /** The host could not be started (missing binary, not executable, or it exited before answering hello). */
 export class HostSpawnError extends NativeHostError {
   override name = "HostSpawnError";
@@ -15,7 +20,7 @@ export class HostSpawnError extends NativeHostError {
     readonly exitCode: number | null = null,
     readonly stderrTail = "",
   ) {
-    super(stderrTail ? `${message}\nhost stderr (tail):\n${stderrTail}` : message);
+    super(withTail(message, stderrTail));
   }
 }
 
@@ -35,7 +40,7 @@ export class ProtocolViolation extends NativeHostError {
     message: string,
     readonly stderrTail = "",
   ) {
-    super(stderrTail ? `${message}\nhost stderr (tail):\n${stderrTail}` : message);
+    super(withTail(message, stderrTail));
   }
 }
 
@@ -69,7 +74,7 @@ export class HostExited extends NativeHostError {
     detail = "",
   ) {
     const how = signal ? `killed by ${signal}` : `exited with status ${exitCode}`;
-    super(`octet-host ${how}${detail ? ` (${detail})` : ""}${stderrTail ? `\nhost stderr (tail):\n${stderrTail}` : ""}`);
+    super(withTail(`octet-host ${how}${detail ? ` (${detail})` : ""}`, stderrTail));
   }
 }
 

@@ -32,11 +32,6 @@ export class RequestTracker {
     readonly sessionId?: string,
   ) {}
 
-  /** Whether the request already saw its terminal event. */
-  get finished(): boolean {
-    return this.done;
-  }
-
   check(frame: Record<string, unknown>): Checked {
     const fail = (violation: string): Checked => ({ ok: false, violation });
     if (frame.protocol_version !== 1) return fail(`event protocol_version is ${JSON.stringify(frame.protocol_version)}, expected the integer 1`);
