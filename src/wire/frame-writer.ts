@@ -88,6 +88,13 @@ export class FrameWriter {
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
+  /** Length of everything handed to the sink so far (characters of text frames, bytes of encoded ones). */
+  get handedOver(): number {
+    return this.handedOverLength;
+  }
+
+  private handedOverLength = 0;
+
   /** True once a write failed; the stream is then closed for good. */
   get closed(): boolean {
     return this.failure !== undefined;
@@ -122,6 +129,7 @@ export class FrameWriter {
   private handToSink(line: WireLine): boolean {
     try {
       const accepted = this.sink.write(line);
+      this.handedOverLength += line.length;
       // A promise means the sink buffered the rest; its flush waits for it.
       if (typeof accepted !== "number") accepted.then(undefined, this.onWriteError);
       return true;
@@ -145,7 +153,10 @@ export class FrameWriter {
         const held = this.held;
         this.held = [];
         let accepted: number | Promise<number> = 0;
-        for (const line of held) accepted = this.sink.write(line);
+        for (const line of held) {
+          accepted = this.sink.write(line);
+          this.handedOverLength += line.length;
+        }
         if (typeof accepted !== "number") return void accepted.then(this.flushSink, this.onCycleError);
       }
       if (!this.handOverText()) return;
