@@ -64,9 +64,11 @@ export interface ExtensionOptions {
   /** Lowest log level written to stderr (default `info`). */
   logLevel?: LogLevel;
   /**
-   * Frame traffic (bytes read + written) after which the reader runs a cheap
-   * young-generation collection, keeping peak memory near live data
-   * (default 512 KiB; 0 turns it off). See docs/performance.md.
+   * This SDK only (no Python counterpart): frame traffic (bytes read + length
+   * written, checked after each read) after which the runtime asks Bun for a
+   * young-generation collection, keeping peak memory near live data instead of
+   * growing with traffic. Default 512 KiB; 0 turns it off. Its cost is capped
+   * at 2% of wall time. See docs/performance.md.
    */
   gcPacingBytes?: number;
   /**
@@ -635,7 +637,7 @@ function positive(name: string, value: number): number {
 }
 
 function nonNegative(name: string, value: number): number {
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a finite non-negative number`);
   return value;
 }
 
