@@ -224,23 +224,23 @@ describe("extension → host messages on API 0.1 (spec §4.1–§4.4, §8.11)", 
   });
 });
 
-describe("extension → host request bounds (spec §1.4)", () => {
-  test("at most 128 requests are outstanding: the 129th waits for a reply instead of breaking the host's limit", async () => {
+describe("extension → host request bounds (spec §1.4, §1.9)", () => {
+  test("at most 8 confirmations are outstanding (octet's child workers): the 9th waits for a reply instead of breaking the host's limit", async () => {
     const host = await ready();
     const held: (() => void)[] = [];
     host.onRequest("confirmation/request", () => new Promise((resolve) => held.push(() => resolve({ confirmed: true }))));
-    const call = host.callTool("confirm_many", { count: 129 });
-    await host.waitForFrame((f) => f.method === "confirmation/request" && f.id === 128);
+    const call = host.callTool("confirm_many", { count: 9 });
+    await host.waitForFrame((f) => f.method === "confirmation/request" && f.id === 8);
     await Bun.sleep(100);
     const sent = () => host.extensionFrames().filter((f) => f.method === "confirmation/request").length;
-    expect(sent()).toBe(128);
+    expect(sent()).toBe(8);
     held.shift()!();
-    await host.waitForFrame((f) => f.method === "confirmation/request" && f.id === 129);
-    expect(sent()).toBe(129);
+    await host.waitForFrame((f) => f.method === "confirmation/request" && f.id === 9);
+    expect(sent()).toBe(9);
     for (const release of held.splice(0)) release();
     await Bun.sleep(50);
     for (const release of held.splice(0)) release();
-    expect(await call).toMatchObject({ content: "129 approved" });
+    expect(await call).toMatchObject({ content: "9 approved" });
     expect(host.violations).toEqual([]);
     expect(await host.shutdown()).toBe(0);
   });

@@ -3,26 +3,36 @@ import type { Logger } from "../log.ts";
 import { type WireLine, encodeWireFrame } from "../wire/encode.ts";
 import type { FrameWriter } from "../wire/frame-writer.ts";
 import { type RequestId, showId, wireId } from "../wire/ids.ts";
-import { MAX_EXTENSION_REQUEST_IDS, MAX_OUTSTANDING_EXTENSION_REQUESTS } from "../wire/limits.ts";
+import { MAX_CHILD_WORKER_REQUESTS, MAX_EXTENSION_REQUEST_IDS, MAX_OUTSTANDING_EXTENSION_REQUESTS } from "../wire/limits.ts";
 import type { CancellationToken } from "./cancellation.ts";
+import { SlotPool } from "./slot-pool.ts";
 import type { ApiVersion, JsonObject } from "./types.ts";
 
 interface Outstanding {
   id: RequestId;
+  /** Holds one of the host's child-worker slots. */
+  child: boolean;
   resolve(result: unknown): void;
   reject(error: RpcError): void;
+}
+
+/** Requests octet serves with one of its 8 child workers (spec §1.9, §7). */
+export function usesChildWorker(method: string): boolean {
+  return method === "confirmation/request" || method === "input/request" || method === "artifact/publish" || method === "secret/get" || method.startsWith("agent/");
 }
 
 /**
  * Extension→host requests (spec §1.4, §4): id allocation (API 0.1 bare
  * integers, API 0.2 `"ts:N"` strings that can never collide with host ids),
- * reply matching, the 128-outstanding bound (excess callers wait for a slot),
- * and abandonment when the calling handler is cancelled.
+ * reply matching, the 128-outstanding bound and the 8 child-worker requests
+ * at once (excess callers wait for a slot), and abandonment when the calling
+ * handler is cancelled.
  */
 export class HostRequests {
   private next = 1;
   private outstanding = new Map<RequestId, Outstanding>();
-  private slotWaiters: (() => void)[] = [];
+  private readonly slots = new SlotPool(MAX_OUTSTANDING_EXTENSION_REQUESTS);
+  private readonly childSlots = new SlotPool(MAX_CHILD_WORKER_REQUESTS);
   private closedWith: RpcError | undefined;
 
   constructor(
@@ -39,16 +49,25 @@ export class HostRequests {
    * carrying the handler's reason.
    */
   async request(method: string, params: JsonObject, token?: CancellationToken): Promise<unknown> {
-    while (this.outstanding.size >= MAX_OUTSTANDING_EXTENSION_REQUESTS && !this.closedWith) {
-      await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
+    const child = usesChildWorker(method);
+    if (child && !(await this.childSlots.take())) throw this.closedWith!;
+    if (!(await this.slots.take())) {
+      if (child) this.childSlots.give();
+      throw this.closedWith!;
     }
-    if (this.closedWith) throw this.closedWith;
-    token?.throwIfCancelled();
-    if (this.next > MAX_EXTENSION_REQUEST_IDS) {
-      throw new RpcError(ErrorCode.ServerError, `extension request id budget exhausted (${MAX_EXTENSION_REQUEST_IDS} per process)`);
+    let line: WireLine;
+    let id: RequestId;
+    try {
+      token?.throwIfCancelled();
+      if (this.next > MAX_EXTENSION_REQUEST_IDS) {
+        throw new RpcError(ErrorCode.ServerError, `extension request id budget exhausted (${MAX_EXTENSION_REQUEST_IDS} per process)`);
+      }
+      id = this.api === "0.1" ? this.next : `ts:${this.next}`;
+      line = this.encode({ jsonrpc: "2.0", id: wireId(id), method, params });
+    } catch (error) {
+      this.release(child);
+      throw error;
     }
-    const id: RequestId = this.api === "0.1" ? this.next : `ts:${this.next}`;
-    const line = this.encode({ jsonrpc: "2.0", id: wireId(id), method, params });
     this.next++;
     return new Promise<unknown>((resolve, reject) => {
       const onCancel = () => {
@@ -61,6 +80,7 @@ export class HostRequests {
       const cleanup = () => token?.signal.removeEventListener("abort", onCancel);
       this.outstanding.set(id, {
         id,
+        child,
         resolve: (value) => {
           cleanup();
           resolve(value);
@@ -122,7 +142,8 @@ export class HostRequests {
       this.forget(key);
       entry.reject(error);
     }
-    for (const resolve of this.slotWaiters.splice(0)) resolve();
+    this.slots.close();
+    this.childSlots.close();
   }
 
   private encode(frame: JsonObject): WireLine {
@@ -134,9 +155,16 @@ export class HostRequests {
   }
 
   private forget(key: RequestId): boolean {
-    const existed = this.outstanding.delete(key);
-    if (existed) this.slotWaiters.shift()?.();
-    return existed;
+    const entry = this.outstanding.get(key);
+    if (!entry) return false;
+    this.outstanding.delete(key);
+    this.release(entry.child);
+    return true;
+  }
+
+  private release(child: boolean): void {
+    this.slots.give();
+    if (child) this.childSlots.give();
   }
 }
 

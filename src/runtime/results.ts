@@ -33,7 +33,15 @@ export function toolResult01(value: unknown): JsonObject {
   if (value === null || value === undefined) return { content: "", is_error: false, metadata: {} };
   if (!isObject(value)) return { content: pyStr(value), is_error: false, metadata: {} };
   const content = value.content === undefined ? "" : pyStr(value.content);
-  return { content, is_error: Boolean(value.is_error), metadata: value.metadata === undefined ? {} : value.metadata };
+  return { content, is_error: pyTruthy(value.is_error), metadata: value.metadata === undefined ? {} : value.metadata };
+}
+
+/** Python's `bool()`: empty arrays and objects are false, NaN is true. */
+export function pyTruthy(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0;
+  if (isObject(value)) return Object.keys(value).length > 0;
+  if (typeof value === "number") return value !== 0;
+  return Boolean(value);
 }
 
 /** The result sent when a tool handler throws an ordinary error (spec §8.4). */

@@ -4,13 +4,17 @@ import { join } from "node:path";
 import { encodeFrame } from "../wire/encode.ts";
 import { readId, wireId, type RequestId } from "../wire/ids.ts";
 import { parseJson, readUnsigned64 } from "../wire/json.ts";
-import { MAX_EXTENSION_REQUEST_IDS, MAX_MESSAGE_BYTES, MAX_OUTSTANDING_EXTENSION_REQUESTS } from "../wire/limits.ts";
+import { MAX_CHILD_WORKER_REQUESTS, MAX_EXTENSION_REQUEST_IDS, MAX_MESSAGE_BYTES, MAX_OUTSTANDING_EXTENSION_REQUESTS } from "../wire/limits.ts";
 import { LineSplitter, lineBytes, type SplitEvent } from "../wire/line-splitter.ts";
 import { checkInitializeResult, checkNotification, checkRequest, checkResponseEnvelope } from "./host-rules.ts";
 import { checkProgressParams, checkServiceRequest, defaultReply, OPERATION_SCOPED } from "./host-services.ts";
 import { checkSnapshot } from "../runtime/presentation.ts";
+import { usesChildWorker } from "../runtime/host-requests.ts";
 import { cleanupLaunch, pathWithBun, planLaunch, type LaunchPlan } from "./launch.ts";
 import { type HostManifest, loadManifest } from "./manifest.ts";
+
+/** Child-worker requests whose overflow makes octet drop the connection (spec §1.9). */
+const FATAL_CHILD_OVERFLOW = new Set(["confirmation/request", "input/request", "artifact/publish"]);
 
 type Obj = Record<string, unknown>;
 
@@ -110,7 +114,8 @@ export class TestHost {
   private readonly pending = new Map<number, Pending>();
   private readonly responders = new Map<string, Responder>();
   private readonly extensionIds = new Set<RequestId>();
-  private readonly outstandingExtension = new Set<RequestId>();
+  /** Extension→host requests not yet answered, with their methods. */
+  private readonly outstandingExtension = new Map<RequestId, string>();
   private initialized = false;
   private sentRaw = false;
   private offered = { features: [] as string[], required: [] as string[] };
@@ -614,8 +619,14 @@ export class TestHost {
     if (this.extensionIds.has(requestId)) return this.fatal(`extension request id ${String(frame.id)} reused`);
     this.extensionIds.add(requestId);
     if (this.extensionIds.size > MAX_EXTENSION_REQUEST_IDS) return this.fatal("more than 65,536 extension request ids in one generation");
-    this.outstandingExtension.add(requestId);
+    this.outstandingExtension.set(requestId, method);
     if (this.outstandingExtension.size > MAX_OUTSTANDING_EXTENSION_REQUESTS) return this.fatal("more than 128 outstanding extension requests");
+    if (usesChildWorker(method) && this.childWorkersBusy() > MAX_CHILD_WORKER_REQUESTS) {
+      const limit = `extension child worker limit ${MAX_CHILD_WORKER_REQUESTS} exceeded`;
+      // octet drops the connection for these three; secret and agent requests get an error reply.
+      if (FATAL_CHILD_OVERFLOW.has(method)) return this.fatal(limit);
+      return this.replyToExtension(requestId, TestHost.errorReply(-32000, limit));
+    }
     const violation = checkRequest(method, frame.params, this.manifest, this.features) ?? checkServiceRequest(method, frame.params);
     if (violation) return this.fatal(violation);
     const params = (frame.params ?? {}) as Obj;
@@ -639,6 +650,13 @@ export class TestHost {
         (value) => this.replyToExtension(requestId, value),
         (error: Error) => this.replyToExtension(requestId, TestHost.errorReply(-32603, error.message)),
       );
+  }
+
+  /** Unanswered requests that hold one of octet's child workers. */
+  private childWorkersBusy(): number {
+    let busy = 0;
+    for (const method of this.outstandingExtension.values()) if (usesChildWorker(method)) busy++;
+    return busy;
   }
 
   /** octet's own answers for requests no test scripted. */

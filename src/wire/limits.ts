@@ -12,6 +12,13 @@ export const SHUTDOWN_TIMEOUT_MS = 2_000;
 export const CANCELLATION_GRACE_MS = 250;
 /** Outstanding extension→host requests the host tolerates (spec §1.4). */
 export const MAX_OUTSTANDING_EXTENSION_REQUESTS = 128;
+/**
+ * Extension→host requests the host serves with one of its child workers
+ * (`confirmation/request`, `input/request`, `artifact/publish`, `secret/get`,
+ * `agent/*`) outstanding at once; beyond it octet fails the request or, for
+ * the first three, the connection (spec §1.9, §7).
+ */
+export const MAX_CHILD_WORKER_REQUESTS = 8;
 /** Distinct extension request ids per process generation (spec §1.4). */
 export const MAX_EXTENSION_REQUEST_IDS = 65_536;
 /** Largest unsigned 64-bit integer. */

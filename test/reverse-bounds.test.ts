@@ -1,0 +1,80 @@
+import { describe, expect, test } from "bun:test";
+import { ready } from "./helpers.ts";
+
+const FIXTURE = new URL("./fixtures/reverse-bounds", import.meta.url).pathname;
+const OFFER = { offer: { optional: ["policy_intents", "secrets"] } };
+const REPLIES: Record<string, unknown> = {
+  "confirmation/request": { confirmed: true },
+  "policy/evaluate": { decision: "allow", reason: "ok" },
+  "secret/get": { value: "s3cret" },
+};
+
+/** Hold every reply to `method` until released, counting what was sent. */
+async function holding(method: string) {
+  const host = await ready(FIXTURE, OFFER);
+  const held: (() => void)[] = [];
+  host.onRequest(method, () => new Promise((resolve) => held.push(() => resolve(REPLIES[method]))));
+  const sent = () => host.extensionFrames().filter((f) => f.method === method).length;
+  const releaseAll = async () => {
+    while (held.length > 0) {
+      for (const release of held.splice(0)) release();
+      await Bun.sleep(20);
+    }
+  };
+  return { host, held, sent, releaseAll };
+}
+
+describe("extension → host requests in flight on API 0.2 (spec §1.4, §1.9, §7)", () => {
+  test("at most 128 requests are outstanding: the 129th policy/evaluate waits for a reply", async () => {
+    const { host, held, sent, releaseAll } = await holding("policy/evaluate");
+    const call = host.callTool("policy_many", { count: 129 });
+    await host.waitForFrame((f) => f.method === "policy/evaluate" && f.id === "ts:128");
+    await Bun.sleep(100);
+    expect(sent()).toBe(128);
+    held.shift()!();
+    await host.waitForFrame((f) => f.method === "policy/evaluate" && f.id === "ts:129");
+    expect(sent()).toBe(129);
+    await releaseAll();
+    expect(await call).toMatchObject({ content: [{ type: "text", text: "129 decisions" }], is_error: false });
+    expect(host.violations).toEqual([]);
+    expect(await host.shutdown()).toBe(0);
+  });
+
+  for (const [tool, method, done] of [
+    ["confirm_many", "confirmation/request", "9 approved"],
+    ["secret_many", "secret/get", "9 secrets"],
+  ] as const) {
+    test(`at most 8 ${method} are outstanding (octet's child workers): the 9th waits`, async () => {
+      const { host, held, sent, releaseAll } = await holding(method);
+      const call = host.callTool(tool, { count: 9 });
+      await host.waitForFrame((f) => f.method === method && f.id === "ts:8");
+      await Bun.sleep(100);
+      expect(sent()).toBe(8);
+      held.shift()!();
+      await host.waitForFrame((f) => f.method === method && f.id === "ts:9");
+      expect(sent()).toBe(9);
+      await releaseAll();
+      expect(await call).toMatchObject({ content: [{ type: "text", text: done }], is_error: false });
+      expect(host.violations).toEqual([]);
+      expect(await host.shutdown()).toBe(0);
+    });
+  }
+
+  test("child-worker and plain requests share the 128 but only the former count toward 8", async () => {
+    const confirms = await holding("confirmation/request");
+    const { host } = confirms;
+    const policies: (() => void)[] = [];
+    host.onRequest("policy/evaluate", () => new Promise((resolve) => policies.push(() => resolve({ decision: "allow", reason: "ok" }))));
+    const a = host.callTool("confirm_many", { count: 10 });
+    const b = host.callTool("policy_many", { count: 20 });
+    await Bun.sleep(300);
+    expect(confirms.sent()).toBe(8);
+    expect(host.extensionFrames().filter((f) => f.method === "policy/evaluate").length).toBe(20);
+    for (const release of policies.splice(0)) release();
+    await confirms.releaseAll();
+    expect(await a).toMatchObject({ content: [{ type: "text", text: "10 approved" }] });
+    expect(await b).toMatchObject({ content: [{ type: "text", text: "20 decisions" }] });
+    expect(host.violations).toEqual([]);
+    expect(await host.shutdown()).toBe(0);
+  });
+});
