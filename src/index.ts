@@ -20,3 +20,9 @@ export { RpcError, ErrorCode } from "./errors.ts";
 export { Logger, type LogLevel } from "./log.ts";
 export type { RequestId } from "./wire/ids.ts";
 export type * from "./runtime/types.ts";
+
+import { Logger } from "./log.ts";
+import { routeConsoleWhenHosted, writeStderrLine } from "./wire/stdio.ts";
+
+// Under an octet host, console output is structured from the moment the SDK is imported (spec §1.3).
+routeConsoleWhenHosted(new Logger(writeStderrLine));

@@ -11,7 +11,7 @@ import {
   U64_MAX,
 } from "../wire/limits.ts";
 import { LineSplitter } from "../wire/line-splitter.ts";
-import { claimStdio, installErrorLogging } from "../wire/stdio.ts";
+import { claimStdio, installErrorLogging, routeConsoleWhenHosted, writeStderrLine } from "../wire/stdio.ts";
 import { Connection } from "./connection.ts";
 import { SUPPORTED_FEATURES } from "./initialize.ts";
 import { Registry } from "./registry.ts";
@@ -105,6 +105,7 @@ export class Extension {
 
   constructor(options: ExtensionOptions = {}) {
     this.log = new Logger(writeStderrLine, options.logLevel ?? "info");
+    routeConsoleWhenHosted(this.log);
     this.apiVersion = resolveApiVersion(options.apiVersion, this.log);
     if (options.handleUncaught !== false) installErrorLogging(this.log);
     this.registry = new Registry(this.apiVersion);
@@ -641,13 +642,6 @@ function nonNegative(name: string, value: number): number {
   return value;
 }
 
-let stderrSink: ReturnType<typeof Bun.stderr.writer> | undefined;
-/** Logger output before `run()` claims stdio (avoids touching the costly `process.stderr`). */
-function writeStderrLine(line: string): void {
-  stderrSink ??= Bun.stderr.writer();
-  stderrSink.write(line + "\n");
-  stderrSink.flush();
-}
 
 /** A tool added at runtime: its definition plus its handler. */
 export interface DynamicToolDefinition {

@@ -155,6 +155,28 @@ const CONSOLE_LEVELS: [string, LogLevel][] = [
   ["table", "info"],
 ];
 
+/**
+ * Under an octet host (it sets `OCTET_EXTENSION_NAME` and
+ * `OCTET_EXTENSION_API_VERSION`, spec §1.5), send `console.*` to structured
+ * stderr from the moment the SDK is imported, so that printing at module top
+ * level or before `run()` cannot reach stdout (fatal for octet). Elsewhere (a
+ * test runner, a script that merely constructs an `Extension`) the console is
+ * left alone until `run()`.
+ */
+export function routeConsoleWhenHosted(logger: Logger): void {
+  if (process.env.OCTET_EXTENSION_NAME === undefined || process.env.OCTET_EXTENSION_API_VERSION === undefined) return;
+  routeConsole(logger);
+}
+
+let stderrSink: ReturnType<typeof Bun.stderr.writer> | undefined;
+
+/** Write one line to the real stderr, flushed at once (the logger's output until stdio is claimed). */
+export function writeStderrLine(line: string): void {
+  stderrSink ??= Bun.stderr.writer();
+  stderrSink.write(line + "\n");
+  stderrSink.flush();
+}
+
 function routeConsole(logger: Logger): void {
   const format = (args: unknown[]) => args.map((a) => (typeof a === "string" ? a : Bun.inspect(a))).join(" ");
   for (const [method, level] of CONSOLE_LEVELS) {
