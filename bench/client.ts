@@ -12,7 +12,9 @@ export class BenchClient {
     private readonly api: "0.1" | "0.2" = "0.1",
     env: Record<string, string> = {},
   ) {
-    this.proc = Bun.spawn(argv, { stdin: "pipe", stdout: "pipe", stderr: "ignore", env: { ...process.env, ...env, OCTET_EXTENSION_API_VERSION: api } });
+    // The protocol variables an octet host sets (spec §1.5), so the SDK runs as it does under octet.
+    const protocol = { OCTET_EXTENSION_API_VERSION: api, OCTET_EXTENSION_NAME: "bench" };
+    this.proc = Bun.spawn(argv, { stdin: "pipe", stdout: "pipe", stderr: "ignore", env: { ...process.env, ...env, ...protocol } });
     void this.read();
   }
 
