@@ -144,6 +144,9 @@ export function checkNotification(method: string, params: unknown, manifest: Hos
       if (typeof id !== "string" && readUnsigned64(params, "id") === undefined) return "$/cancelRequest with an invalid id";
       return undefined;
     }
+    case "confirmation/request":
+      // octet reads confirmation/request only as a request: one without an id is fatal (spec §1.9).
+      return "confirmation/request without an id";
     case "$/progress":
       if (manifest.api_version === "0.1" || !features.has("request_progress")) return "$/progress without negotiated request_progress";
       return undefined;

@@ -5,13 +5,13 @@ import { encodeFrame } from "../wire/encode.ts";
 import { readId, wireId, type RequestId } from "../wire/ids.ts";
 import { parseJson, readUnsigned64 } from "../wire/json.ts";
 import { MAX_CHILD_WORKER_REQUESTS, MAX_EXTENSION_REQUEST_IDS, MAX_MESSAGE_BYTES, MAX_OUTSTANDING_EXTENSION_REQUESTS } from "../wire/limits.ts";
-import { LineSplitter, lineBytes, type SplitEvent } from "../wire/line-splitter.ts";
 import { checkInitializeResult, checkNotification, checkRequest, checkResponseEnvelope } from "./host-rules.ts";
 import { checkProgressParams, checkServiceRequest, defaultReply, OPERATION_SCOPED } from "./host-services.ts";
 import { checkSnapshot } from "../runtime/presentation.ts";
 import { usesChildWorker } from "../runtime/host-requests.ts";
 import { cleanupLaunch, pathWithBun, planLaunch, type LaunchPlan } from "./launch.ts";
 import { type HostManifest, loadManifest } from "./manifest.ts";
+import { HostLineReader, type HostReadEvent } from "./stdout-reader.ts";
 
 /** Child-worker requests whose overflow makes octet drop the connection (spec §1.9). */
 const FATAL_CHILD_OVERFLOW = new Set(["confirmation/request", "input/request", "artifact/publish"]);
@@ -120,6 +120,10 @@ export class TestHost {
   private sentRaw = false;
   private offered = { features: [] as string[], required: [] as string[] };
   private exitCode: number | undefined;
+  /** Set by the first fatal violation: like octet, the host stops reading the extension's stdout. */
+  private closed = false;
+  /** Settles when stdout and stderr have been read to their end. */
+  private readonly drained: Promise<unknown>;
   private frameWaiters: { predicate: (e: TranscriptEntry) => boolean; resolve: (e: TranscriptEntry) => void }[] = [];
 
   private constructor(
@@ -129,16 +133,20 @@ export class TestHost {
     private readonly plan: LaunchPlan,
     private readonly options: TestHostOptions,
   ) {
-    this.exited = proc.exited.then((code) => {
+    this.drained = Promise.all([this.readStdout(), this.readStderr()]).catch((error: Error) => {
+      this.diagnostics.push(`test host reader failed: ${error.message}`);
+    });
+    this.exited = proc.exited.then(async (code) => {
       this.exitCode = code;
+      // Judge the process on everything it wrote (a last partial line, a last stderr record)
+      // before failing pending calls; a grandchild holding a pipe open cannot delay this long.
+      await Promise.race([this.drained, Bun.sleep(1_000)]);
       cleanupLaunch(plan);
       const tail = this.stderr.slice(-5).join("\n");
       for (const [, p] of this.pending) p.reject(new Error(`extension exited (status ${code}) before replying to ${p.method}${tail ? `; stderr:\n${tail}` : ""}`));
       this.pending.clear();
       return code;
     });
-    void this.readStdout();
-    void this.readStderr();
   }
 
   /** Launch the extension whose `extension.toml` is at `manifestPath` (file or directory). */
@@ -223,7 +231,10 @@ export class TestHost {
     this.offered = { features: [...required, ...optional], required };
     const result = (await this.call("initialize", params)) as Obj;
     const violation = checkInitializeResult(result, this.manifest, this.offered);
-    if (violation) this.fatal(`invalid initialize response: ${violation}`);
+    if (violation) {
+      this.fatal(`invalid initialize response: ${violation}`);
+      throw new HostViolation(`octet would kill the extension: invalid initialize response: ${violation}`);
+    }
     const features = (result.protocol as Obj | undefined)?.features;
     this.features = new Set(Array.isArray(features) ? (features as string[]) : []);
     this.catalogTools = ((result.tools ?? []) as Obj[]).map((t) => String(t.name));
@@ -430,10 +441,16 @@ export class TestHost {
     return code;
   }
 
-  /** Close stdin (EOF) and wait for the exit code. */
+  /**
+   * Close stdin (EOF) and wait for the exit code. Like {@link TestHost.shutdown}, throws
+   * {@link HostViolation} if the extension broke a fatal rule (for example exited in the
+   * middle of a stdout line) or, when strict, wrote unstructured stderr.
+   */
   async closeStdin(): Promise<number> {
-    this.proc.stdin.end();
-    return await this.exited;
+    if (this.exitCode === undefined) this.proc.stdin.end();
+    const code = await this.exited;
+    this.assertHealthy();
+    return code;
   }
 
   /** Kill the process (what octet does on a fatal violation). */
@@ -457,6 +474,7 @@ export class TestHost {
 
   private fatal(message: string): void {
     this.violations.push(message);
+    this.closed = true;
     this.kill();
     const error = new HostViolation(`octet would kill the extension: ${message}`);
     for (const [, p] of this.pending) {
@@ -467,15 +485,17 @@ export class TestHost {
   }
 
   private async readStdout(): Promise<void> {
-    // The host aborts when an unterminated line reaches 1 MiB (content ≥ 1,048,576).
-    const splitter = new LineSplitter(MAX_MESSAGE_BYTES - 1);
-    const onEvent = (event: SplitEvent) => {
-      if (event.kind === "oversize") return this.fatal("stdout line reached the 1 MiB frame limit");
+    // octet aborts once the buffered line (CR included, LF excluded) reaches 1,048,576 bytes.
+    const reader = new HostLineReader(MAX_MESSAGE_BYTES);
+    const onEvent = (event: HostReadEvent) => {
+      // After a fatal violation octet has closed the connection: nothing more is read.
+      if (this.closed) return;
+      if (event.kind === "oversize") return this.fatal(`stdout line reached the ${MAX_MESSAGE_BYTES}-byte frame limit (1 MiB, CR included, LF excluded)`);
       if (event.kind === "unterminated") return this.fatal("EOF in the middle of a stdout line");
-      this.onLine(lineBytes(event.parts));
+      this.onLine(event.bytes);
     };
-    for await (const chunk of this.proc.stdout) splitter.push(chunk, onEvent);
-    splitter.end(onEvent);
+    for await (const chunk of this.proc.stdout) reader.push(chunk, onEvent);
+    reader.end(onEvent);
   }
 
   private async readStderr(): Promise<void> {
