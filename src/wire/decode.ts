@@ -4,7 +4,8 @@ import { parseJson } from "./json.ts";
 export type Decoded = { ok: true; value: unknown } | { ok: false; message: string } | { ok: "blank" };
 
 const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
-const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+/** Made on the first line that decodes to U+FFFD (rare; not worth its start-up cost). */
+let strictDecoder: TextDecoder | undefined;
 
 /**
  * Decode one line (the chunk views it spans) as strict UTF-8 JSON (spec §1.1).
@@ -16,6 +17,7 @@ const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 export function decodeLine(parts: Uint8Array[]): Decoded {
   let text = decodeParts(lenient, parts);
   if (text.includes("\uFFFD")) {
+    const strict = (strictDecoder ??= new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }));
     try {
       text = decodeParts(strict, parts);
     } catch (error) {
