@@ -7,6 +7,12 @@
  * ext.tool({ name: "hello_world", description: "Greet someone" }, (args) => `Hello, ${args.name}!`);
  * await ext.run();
  */
+import { Logger } from "./log.ts";
+import { routeConsoleWhenHosted, writeStderrLine } from "./wire/stdio.ts";
+
+// Runs at import: under an octet host, console output is structured from here on (spec §1.3).
+routeConsoleWhenHosted(new Logger(writeStderrLine));
+
 export { Extension, type ExtensionOptions, type RunOptions, type DynamicToolDefinition } from "./runtime/extension.ts";
 export { textContent, imageContent, audioContent, toolResult, persistenceMetadata, postMutationRescan, providerRetryDelay } from "./runtime/content.ts";
 export type { ProgressEvent } from "./runtime/progress.ts";
@@ -21,8 +27,3 @@ export { Logger, type LogLevel } from "./log.ts";
 export type { RequestId } from "./wire/ids.ts";
 export type * from "./runtime/types.ts";
 
-import { Logger } from "./log.ts";
-import { routeConsoleWhenHosted, writeStderrLine } from "./wire/stdio.ts";
-
-// Under an octet host, console output is structured from the moment the SDK is imported (spec §1.3).
-routeConsoleWhenHosted(new Logger(writeStderrLine));

@@ -77,4 +77,37 @@ describe("extension → host requests in flight on API 0.2 (spec §1.4, §1.9, �
     expect(host.violations).toEqual([]);
     expect(await host.shutdown()).toBe(0);
   });
+
+  test("a call cancelled while it waits for a child-worker slot is answered -32800 at once, and the held requests are untouched", async () => {
+    const { host, held, sent, releaseAll } = await holding("secret/get");
+    const holder = host.callTool("secret_many", { count: 8 });
+    await host.waitForFrame((f) => f.method === "secret/get" && f.id === "ts:8");
+    const waiterId = host.peekNextId();
+    const waiter = host.request("tool/call", { name: "secret_many", arguments: { count: 1 }, context: host.executionContext() });
+    await Bun.sleep(100);
+    expect(sent()).toBe(8);
+    host.cancel(waiterId, "user");
+    const reply = await waiter;
+    expect(reply.error).toEqual({ code: -32800, message: "request cancelled", data: { reason: "user" } });
+    expect(held).toHaveLength(8); // nothing was released to let it through
+    expect(sent()).toBe(8);
+    expect(host.extensionFrames().filter((f) => f.method === "$/cancelRequest")).toEqual([]);
+    await releaseAll();
+    expect(await holder).toMatchObject({ content: [{ type: "text", text: "8 secrets" }] });
+    expect(host.violations).toEqual([]);
+    expect(await host.shutdown()).toBe(0);
+  });
+
+  test("a request with a free slot is written in the caller's tick: before the reply of a handler that did not await it", async () => {
+    const { host, releaseAll } = await holding("secret/get");
+    expect(await host.callTool("secret_unawaited")).toMatchObject({ content: [{ type: "text", text: "returned" }] });
+    const frames = host.extensionFrames();
+    const request = frames.findIndex((f) => f.method === "secret/get");
+    const reply = frames.findIndex((f) => f.result !== undefined && JSON.stringify(f.result).includes("returned"));
+    expect(request).toBeGreaterThanOrEqual(0);
+    expect(request).toBeLessThan(reply);
+    await releaseAll();
+    expect(host.violations).toEqual([]);
+    expect(await host.shutdown()).toBe(0);
+  });
 });

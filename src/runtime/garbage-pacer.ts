@@ -14,7 +14,7 @@ const COST_SHARE = 50;
  * (`Bun.gc(false)`, which also lets mimalloc return free pages) from a
  * macrotask, i.e. after the replies of that read's synchronous handlers were
  * handed to stdout. The request costs microseconds with a small heap but grows
- * with the live heap (~0.1 ms at 1M live objects, ~0.5 ms at 3M), so the pacer
+ * with the live heap (~0.1 ms at 1M live objects, ~0.4 ms at 3M), so the pacer
  * also keeps its own cost under 2% of wall time. A budget of 0 turns it off,
  * as does a collector that throws.
  */

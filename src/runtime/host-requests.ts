@@ -17,7 +17,7 @@ interface Outstanding {
 }
 
 /** Requests octet serves with one of its 8 child workers (spec §1.9, §7). */
-export function usesChildWorker(method: string): boolean {
+function usesChildWorker(method: string): boolean {
   return method === "confirmation/request" || method === "input/request" || method === "artifact/publish" || method === "secret/get" || method.startsWith("agent/");
 }
 
@@ -49,11 +49,19 @@ export class HostRequests {
    * carrying the handler's reason.
    */
   async request(method: string, params: JsonObject, token?: CancellationToken): Promise<unknown> {
+    token?.throwIfCancelled();
+    if (this.closedWith) throw this.closedWith;
     const child = usesChildWorker(method);
-    if (child && !(await this.childSlots.take())) throw this.closedWith!;
-    if (!(await this.slots.take())) {
-      if (child) this.childSlots.give();
-      throw this.closedWith!;
+    // Free slots are taken synchronously, so the frame is queued in the caller's tick
+    // (before, say, the reply of a handler that did not await it).
+    if (child && !this.childSlots.tryTake()) await this.waitForSlot(this.childSlots, token);
+    if (!this.slots.tryTake()) {
+      try {
+        await this.waitForSlot(this.slots, token);
+      } catch (error) {
+        if (child) this.childSlots.give();
+        throw error;
+      }
     }
     let line: WireLine;
     let id: RequestId;
@@ -95,6 +103,13 @@ export class HostRequests {
         if (this.forget(id)) reject(new RpcError(ErrorCode.ServerError, error.message));
       });
     });
+  }
+
+  /** Queue for a slot; throws `-32000` once closed, `-32800` when the caller is cancelled while waiting. */
+  private async waitForSlot(pool: SlotPool, token: CancellationToken | undefined): Promise<void> {
+    const outcome = await pool.take(token?.signal);
+    if (outcome === "closed") throw this.closedWith!;
+    if (outcome === "aborted") throw cancelledError(token?.reason ?? "cancelled");
   }
 
   /** Send a notification frame (validated by the caller). */

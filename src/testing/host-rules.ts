@@ -13,6 +13,16 @@ const LEVELS = ["info", "success", "warning", "error"];
 const PLACEMENTS = ["system_prefix", "system_suffix", "prompt_prefix", "prompt_suffix"];
 const IDENT = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
+/** Requests octet serves with one of its 8 child workers (spec §7), listed here independently of the SDK. */
+const CHILD_WORKER_METHODS = new Set(["confirmation/request", "input/request", "artifact/publish", "secret/get"]);
+
+export function holdsChildWorker(method: string): boolean {
+  return CHILD_WORKER_METHODS.has(method) || method.startsWith("agent/");
+}
+
+/** Child-worker requests whose overflow makes octet drop the connection (spec §1.9); the others get -32000. */
+export const FATAL_CHILD_OVERFLOW = new Set(["confirmation/request", "input/request", "artifact/publish"]);
+
 function keysWithin(value: Obj, allowed: string[]): string | undefined {
   const extra = Object.keys(value).filter((k) => !allowed.includes(k));
   return extra.length > 0 ? `unknown keys ${extra.join(", ")}` : undefined;

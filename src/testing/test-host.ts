@@ -5,16 +5,13 @@ import { encodeFrame } from "../wire/encode.ts";
 import { readId, wireId, type RequestId } from "../wire/ids.ts";
 import { parseJson, readUnsigned64 } from "../wire/json.ts";
 import { MAX_CHILD_WORKER_REQUESTS, MAX_EXTENSION_REQUEST_IDS, MAX_MESSAGE_BYTES, MAX_OUTSTANDING_EXTENSION_REQUESTS } from "../wire/limits.ts";
-import { checkInitializeResult, checkNotification, checkRequest, checkResponseEnvelope } from "./host-rules.ts";
+import { checkInitializeResult, checkNotification, checkRequest, checkResponseEnvelope, FATAL_CHILD_OVERFLOW, holdsChildWorker } from "./host-rules.ts";
 import { checkProgressParams, checkServiceRequest, defaultReply, OPERATION_SCOPED } from "./host-services.ts";
 import { checkSnapshot } from "../runtime/presentation.ts";
-import { usesChildWorker } from "../runtime/host-requests.ts";
 import { cleanupLaunch, pathWithBun, planLaunch, type LaunchPlan } from "./launch.ts";
 import { type HostManifest, loadManifest } from "./manifest.ts";
 import { HostLineReader, type HostReadEvent } from "./stdout-reader.ts";
 
-/** Child-worker requests whose overflow makes octet drop the connection (spec §1.9). */
-const FATAL_CHILD_OVERFLOW = new Set(["confirmation/request", "input/request", "artifact/publish"]);
 
 type Obj = Record<string, unknown>;
 
@@ -435,10 +432,11 @@ export class TestHost {
     const code = await Promise.race([this.exited, Bun.sleep(2_000).then(() => undefined)]);
     if (code === undefined) {
       this.fatal("process did not exit within 2 s after acknowledging shutdown");
-      return await this.exited;
+      await this.exited;
+      this.assertHealthy(); // throws: the violation was just recorded
     }
     this.assertHealthy();
-    return code;
+    return code!;
   }
 
   /**
@@ -641,7 +639,7 @@ export class TestHost {
     if (this.extensionIds.size > MAX_EXTENSION_REQUEST_IDS) return this.fatal("more than 65,536 extension request ids in one generation");
     this.outstandingExtension.set(requestId, method);
     if (this.outstandingExtension.size > MAX_OUTSTANDING_EXTENSION_REQUESTS) return this.fatal("more than 128 outstanding extension requests");
-    if (usesChildWorker(method) && this.childWorkersBusy() > MAX_CHILD_WORKER_REQUESTS) {
+    if (holdsChildWorker(method) && this.childWorkersBusy() > MAX_CHILD_WORKER_REQUESTS) {
       const limit = `extension child worker limit ${MAX_CHILD_WORKER_REQUESTS} exceeded`;
       // octet drops the connection for these three; secret and agent requests get an error reply.
       if (FATAL_CHILD_OVERFLOW.has(method)) return this.fatal(limit);
@@ -675,7 +673,7 @@ export class TestHost {
   /** Unanswered requests that hold one of octet's child workers. */
   private childWorkersBusy(): number {
     let busy = 0;
-    for (const method of this.outstandingExtension.values()) if (usesChildWorker(method)) busy++;
+    for (const method of this.outstandingExtension.values()) if (holdsChildWorker(method)) busy++;
     return busy;
   }
 

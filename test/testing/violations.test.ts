@@ -218,6 +218,15 @@ describe("test host: extension request ids and outstanding bounds (spec §1.4, �
   });
 });
 
+describe("test host: shutdown() health", () => {
+  test("an extension that acknowledges shutdown but does not exit within 2 s makes shutdown() throw HostViolation", async () => {
+    const host = await startRaw({ rawCase: "linger" });
+    const error = await rejection(host.shutdown());
+    expect(error).toBeInstanceOf(HostViolation);
+    expect(host.violations).toEqual(["process did not exit within 2 s after acknowledging shutdown"]);
+  }, 10_000);
+});
+
 describe("test host: EOF in the middle of a line (spec §1.9) and closeStdin() health", () => {
   test("exiting after half a frame rejects the pending call with HostViolation", async () => {
     const host = await startRaw();

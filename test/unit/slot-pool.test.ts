@@ -1,0 +1,54 @@
+import { describe, expect, test } from "bun:test";
+import { SlotPool } from "../../src/runtime/slot-pool.ts";
+
+describe("slot pool (src/runtime/slot-pool.ts)", () => {
+  test("tryTake takes free slots synchronously and refuses when full", () => {
+    const pool = new SlotPool(2);
+    expect(pool.tryTake()).toBe(true);
+    expect(pool.tryTake()).toBe(true);
+    expect(pool.tryTake()).toBe(false);
+    expect(pool.used).toBe(2);
+  });
+
+  test("a freed slot goes to the longest waiter, not to a newcomer", async () => {
+    const pool = new SlotPool(1);
+    pool.tryTake();
+    const order: string[] = [];
+    const first = pool.take().then((o) => order.push(`first:${o}`));
+    const second = pool.take().then((o) => order.push(`second:${o}`));
+    pool.give();
+    expect(pool.tryTake()).toBe(false); // the slot was handed over, not freed
+    await first;
+    pool.give();
+    await second;
+    expect(order).toEqual(["first:taken", "second:taken"]);
+    pool.give();
+    expect(pool.used).toBe(0);
+  });
+
+  test("a waiter whose signal aborts leaves the queue at once; an aborted signal does not queue", async () => {
+    const pool = new SlotPool(1);
+    pool.tryTake();
+    const controller = new AbortController();
+    const waiting = pool.take(controller.signal);
+    const next = pool.take();
+    controller.abort();
+    expect(await waiting).toBe("aborted");
+    pool.give(); // goes to `next`, the aborted waiter is gone
+    expect(await next).toBe("taken");
+    expect(await pool.take(AbortSignal.abort())).toBe("aborted");
+    expect(pool.used).toBe(1);
+  });
+
+  test("close wakes every waiter with closed and refuses later takes", async () => {
+    const pool = new SlotPool(1);
+    pool.tryTake();
+    const a = pool.take();
+    const b = pool.take();
+    pool.close();
+    expect(await a).toBe("closed");
+    expect(await b).toBe("closed");
+    expect(pool.tryTake()).toBe(false);
+    expect(await pool.take()).toBe("closed");
+  });
+});
