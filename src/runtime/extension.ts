@@ -642,7 +642,6 @@ function nonNegative(name: string, value: number): number {
   return value;
 }
 
-
 /** A tool added at runtime: its definition plus its handler. */
 export interface DynamicToolDefinition {
   name: string;
