@@ -113,7 +113,11 @@ describe("garbage pacing (src/runtime/garbage-pacer.ts)", () => {
   const echo = (ext: Extension) => ext.tool({ name: "echo", description: "Echo text" }, (args: { text: string }) => ({ content: args.text }));
 
   async function collectionsDuring(extension: { gcPacingBytes?: number }, calls: number, size: number): Promise<unknown[][]> {
-    const gc = spyOn(Bun, "gc").mockImplementation(() => 0); // instant, so the 2% cap never holds one back
+    const gc = spyOn(Bun, "gc").mockImplementation(() => 0);
+    // The pacer measures each collection with performance.now() and then waits 49× that long. A frozen clock
+    // makes every collection cost 0, so a preempted test process (or an engine collection inside the mock)
+    // cannot hold the next one back; the unit tests above cover the 2% cap with their own clock.
+    const clock = spyOn(performance, "now").mockReturnValue(0);
     try {
       const { callTool } = await inProcess(echo, { api: "0.1", extension });
       gc.mockClear();
@@ -122,11 +126,12 @@ describe("garbage pacing (src/runtime/garbage-pacer.ts)", () => {
         const reply = await callTool("echo", { text });
         expect(reply.result.content).toBe(text);
         // In-memory reads resolve in microtasks; a real stdin read is an I/O event, after which a scheduled
-        // collection runs. The pause also keeps the 2% cost cap (50× a mocked, microsecond collection) out of the way.
+        // collection runs.
         await Bun.sleep(5);
       }
       return gc.mock.calls;
     } finally {
+      clock.mockRestore();
       gc.mockRestore();
     }
   }
