@@ -2,7 +2,15 @@
 export type SlotOutcome = "taken" | "closed" | "aborted";
 
 interface Waiter {
-  settle(outcome: SlotOutcome): void;
+  signal: AbortSignal | undefined;
+  /** Resolve the waiter's promise; false when it had already ended (an abort left it in the queue). */
+  settle(outcome: SlotOutcome): boolean;
+}
+
+/** The one abort listener a signal gets, and the waiters that share it. */
+interface Watch {
+  onAbort: () => void;
+  waiters: Set<Waiter>;
 }
 
 /**
@@ -10,12 +18,18 @@ interface Waiter {
  * caller that finds one writes its frame in the same tick); otherwise
  * {@link SlotPool.take} queues the caller, and {@link SlotPool.give} hands the
  * freed slot straight to the longest waiter, so no newcomer can overtake it.
- * A waiter whose signal aborts leaves the queue at once; closing the pool
- * wakes every waiter with `"closed"`.
+ * A waiter whose signal aborts ends at once (its queue entry is skipped when
+ * its turn comes); closing the pool wakes every waiter with `"closed"`.
+ *
+ * Waiters that share a signal (every reverse request of one handler does)
+ * share one abort listener: the engine's `addEventListener` checks for
+ * duplicates, so one listener per waiter made 65,536 queued requests take
+ * seconds.
  */
 export class SlotPool {
   private inUse = 0;
-  private readonly waiters: Waiter[] = [];
+  private readonly queue: Waiter[] = [];
+  private readonly watches = new Map<AbortSignal, Watch>();
   private closed = false;
 
   constructor(readonly capacity: number) {}
@@ -37,33 +51,59 @@ export class SlotPool {
     if (signal?.aborted) return Promise.resolve("aborted");
     if (this.tryTake()) return Promise.resolve("taken");
     return new Promise((resolve) => {
-      const onAbort = () => {
-        const index = this.waiters.indexOf(waiter);
-        if (index === -1) return;
-        this.waiters.splice(index, 1);
-        resolve("aborted");
-      };
+      let ended = false;
       const waiter: Waiter = {
+        signal,
         settle: (outcome) => {
-          signal?.removeEventListener("abort", onAbort);
+          if (ended) return false;
+          ended = true;
+          this.unwatch(waiter);
           resolve(outcome);
+          return true;
         },
       };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.waiters.push(waiter);
+      this.watch(waiter);
+      this.queue.push(waiter);
     });
   }
 
-  /** Release a slot: it passes to the longest waiter, if any. */
+  /** Release a slot: it passes to the longest waiter still waiting, if any. */
   give(): void {
-    const next = this.waiters.shift();
-    if (next) next.settle("taken");
-    else this.inUse--;
+    for (let next = this.queue.shift(); next; next = this.queue.shift()) {
+      if (next.settle("taken")) return;
+    }
+    this.inUse--;
   }
 
   /** Wake every waiter with `"closed"`; later takes fail at once. */
   close(): void {
     this.closed = true;
-    for (const waiter of this.waiters.splice(0)) waiter.settle("closed");
+    for (const waiter of this.queue.splice(0)) waiter.settle("closed");
+  }
+
+  private watch(waiter: Waiter): void {
+    const signal = waiter.signal;
+    if (!signal) return;
+    let watch = this.watches.get(signal);
+    if (!watch) {
+      const waiters = new Set<Waiter>();
+      const onAbort = () => {
+        for (const w of [...waiters]) w.settle("aborted");
+      };
+      watch = { onAbort, waiters };
+      this.watches.set(signal, watch);
+      signal.addEventListener("abort", onAbort, { once: true });
+    }
+    watch.waiters.add(waiter);
+  }
+
+  private unwatch(waiter: Waiter): void {
+    const signal = waiter.signal;
+    const watch = signal && this.watches.get(signal);
+    if (!watch) return;
+    watch.waiters.delete(waiter);
+    if (watch.waiters.size > 0) return;
+    this.watches.delete(signal);
+    signal.removeEventListener("abort", watch.onAbort);
   }
 }

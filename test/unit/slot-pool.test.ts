@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
 import { SlotPool } from "../../src/runtime/slot-pool.ts";
 
 describe("slot pool (src/runtime/slot-pool.ts)", () => {
@@ -50,5 +50,40 @@ describe("slot pool (src/runtime/slot-pool.ts)", () => {
     expect(await b).toBe("closed");
     expect(pool.tryTake()).toBe(false);
     expect(await pool.take()).toBe("closed");
+  });
+
+  test("waiters sharing a signal add one abort listener between them (adding one each is quadratic in the engine)", async () => {
+    const pool = new SlotPool(1);
+    pool.tryTake();
+    const controller = new AbortController();
+    const add = spyOn(controller.signal, "addEventListener");
+    const remove = spyOn(controller.signal, "removeEventListener");
+    const waiting = Array.from({ length: 1000 }, () => pool.take(controller.signal));
+    expect(add).toHaveBeenCalledTimes(1);
+    for (let i = 0; i < 1000; i++) pool.give();
+    expect(await Promise.all(waiting)).toEqual(Array(1000).fill("taken"));
+    expect(remove).toHaveBeenCalledTimes(1); // the last waiter leaving drops the listener
+    const again = pool.take(controller.signal);
+    expect(add).toHaveBeenCalledTimes(2);
+    pool.give();
+    expect(await again).toBe("taken");
+  });
+
+  test("an abort releases every waiter on that signal; the freed slot goes to the next waiter on another signal", async () => {
+    const pool = new SlotPool(1);
+    pool.tryTake();
+    const cancelled = new AbortController();
+    const first = pool.take();
+    const doomed = Array.from({ length: 5 }, () => pool.take(cancelled.signal));
+    const last = pool.take(new AbortController().signal);
+    cancelled.abort();
+    expect(await Promise.all(doomed)).toEqual(Array(5).fill("aborted"));
+    pool.give();
+    expect(await first).toBe("taken");
+    pool.give(); // skips the aborted ones
+    expect(await last).toBe("taken");
+    pool.give();
+    expect(pool.used).toBe(0);
+    expect(pool.tryTake()).toBe(true);
   });
 });
