@@ -62,11 +62,11 @@ describe("ctx.signal aborts on $/cancelRequest", () => {
     const sent = performance.now();
     host.cancel(12, "timeout");
     expect((await host.waitForReply(12)).error).toEqual(cancelled("timeout"));
-    expect(performance.now() - sent).toBeLessThan(1_000);
+    expect(performance.now() - sent).toBeLessThan(3_000);
     await until(() => signalLogs(host).some((l) => l.where === "timer"), 2_000, "the timer record");
     const timer = signalLogs(host).find((l) => l.where === "timer")!;
     expect(timer.error_name).toBe("AbortError");
-    expect(timer.elapsed_ms as number).toBeLessThan(2_000);
+    expect(timer.elapsed_ms as number).toBeLessThan(5_000);
     expect(await host.shutdown()).toBe(0);
   });
 

@@ -41,6 +41,8 @@ interface Started {
   record: string;
   /** Write raw text to stdin. */
   send(text: string | Uint8Array): void;
+  /** Write to a double that may already have exited: a broken pipe (EPIPE) is expected, not a failure. */
+  sendToExiting(text: string): Promise<void>;
   /** Close stdin. */
   end(): void;
   /** The next stdout line (without LF); fails after `ms`. */
@@ -150,6 +152,14 @@ function start(scenario?: Scenario | string, options: { cwd?: string; env?: Reco
     send: (text) => {
       proc.stdin.write(text);
       proc.stdin.flush();
+    },
+    sendToExiting: async (text) => {
+      try {
+        proc.stdin.write(text);
+        await proc.stdin.flush();
+      } catch (error) {
+        if ((error as { code?: string }).code !== "EPIPE") throw error;
+      }
     },
     end: () => void proc.stdin.end(),
     line,
@@ -1211,7 +1221,7 @@ describe("scripted steps and faults", () => {
   ] as const) {
     test(`an invalid scenario exits 2 before reading: ${message}`, async () => {
       const host = start(scenario);
-      host.send(hello());
+      await host.sendToExiting(hello()); // the double may be gone before the line arrives
       expect(await host.exited).toBe(2);
       expect(await host.stderrDone).toContain(`cannot load OCTET_HOST_DOUBLE_SCENARIO: ${message}`);
       expect(host.recorded()).toBe("");
