@@ -165,8 +165,10 @@ describe("scheduling on API 0.1 (spec §8.3, §8.10)", () => {
     host.sendRaw(lines.join("\n"));
     const rejected = await host.waitForReply(164);
     expect(rejected.error).toEqual({ code: -32000, message: "extension request queue is full" });
-    expect(host.extensionFrames().some((f) => f.id === 100)).toBe(false);
     await host.waitForReply(163);
+    // Refused at once: written before the first admitted request (held 400 ms) was answered.
+    const order = host.extensionFrames().map((f) => f.id);
+    expect(order.indexOf(164)).toBeLessThan(order.indexOf(100));
     for (let i = 0; i < 64; i++) expect(host.extensionFrames().filter((f) => f.id === 100 + i).length).toBe(1);
     // Once they settled, admission is open again.
     expect(await host.callTool("echo", { text: "again" })).toMatchObject({ content: "again" });

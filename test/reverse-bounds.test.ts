@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { until } from "./api02/helpers.ts";
 import { ready } from "./helpers.ts";
 
 const FIXTURE = new URL("./fixtures/reverse-bounds", import.meta.url).pathname;
@@ -67,9 +68,11 @@ describe("extension → host requests in flight on API 0.2 (spec §1.4, §1.9, �
     host.onRequest("policy/evaluate", () => new Promise((resolve) => policies.push(() => resolve({ decision: "allow", reason: "ok" }))));
     const a = host.callTool("confirm_many", { count: 10 });
     const b = host.callTool("policy_many", { count: 20 });
-    await Bun.sleep(300);
+    const policiesSent = () => host.extensionFrames().filter((f) => f.method === "policy/evaluate").length;
+    await until(() => policiesSent() === 20 && confirms.sent() === 8, 5_000, "20 policy requests and 8 confirmations");
+    await Bun.sleep(100); // no 9th confirmation follows while the 8 are held
     expect(confirms.sent()).toBe(8);
-    expect(host.extensionFrames().filter((f) => f.method === "policy/evaluate").length).toBe(20);
+    expect(policiesSent()).toBe(20);
     for (const release of policies.splice(0)) release();
     await confirms.releaseAll();
     expect(await a).toMatchObject({ content: [{ type: "text", text: "10 approved" }] });

@@ -4,6 +4,7 @@ import { error, fixture, FULL_OFFER, text, V02 } from "./helpers.ts";
 
 const call = (id: number | string, name: string, args: object = {}) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tool/call", params: { name, arguments: args, context: {} } });
+const notification = (method: string, params: object) => JSON.stringify({ jsonrpc: "2.0", method, params });
 
 describe("conformance fixture: concurrency, admission, cancellation (R4–R6; spec §10 49–56, 61, 83)", () => {
   test("rendezvous of 4 parties completes under the negotiated concurrency of 4", async () => {
@@ -23,8 +24,9 @@ describe("conformance fixture: concurrency, admission, cancellation (R4–R6; sp
 
   test("lifecycle callbacks share the 16 admission slots: with all taken one is dropped with a warning, never run", async () => {
     const host = await fixture();
-    host.sendRaw(Array.from({ length: 16 }, (_, i) => call(200 + i, "slow", { ms: 300 })).join("\n"));
-    host.lifecycle("turn/started", { session_id: "s", run_id: "r", turn_id: "dropped" });
+    // One write (under PIPE_BUF, so one read): the event is read while all 16 slots are taken.
+    const calls = Array.from({ length: 16 }, (_, i) => call(200 + i, "slow", { ms: 300 }));
+    host.sendRaw([...calls, notification("turn/started", { session_id: "s", run_id: "r", turn_id: "dropped" })].join("\n"));
     for (let i = 0; i < 16; i++) expect((await host.waitForReply(200 + i)).result).toEqual(text("slow:300"));
     host.lifecycle("turn/started", { session_id: "s", run_id: "r", turn_id: "kept" });
     const log = (await host.callTool("lifecycle_log", { min: 1 })) as { content: { text: string }[] };
@@ -42,8 +44,10 @@ describe("conformance fixture: concurrency, admission, cancellation (R4–R6; sp
     lines.push(call(116, "slow", { ms: 0 }));
     host.sendRaw(lines.join("\n"));
     expect((await host.waitForReply(116)).error).toEqual({ code: -32000, message: "extension request queue is full" });
-    expect(host.extensionFrames().filter((f) => typeof f.id === "number" && (f.id as number) >= 100 && (f.id as number) < 116).length).toBe(0);
     for (let i = 0; i < 16; i++) expect((await host.waitForReply(100 + i)).result).toEqual(text("slow:300"));
+    // Refused at once: the refusal was written before any admitted call (300 ms each) was answered.
+    const order = host.extensionFrames().map((f) => f.id);
+    for (let i = 0; i < 16; i++) expect(order.indexOf(116)).toBeLessThan(order.indexOf(100 + i));
     expect(await host.callTool("echo", {})).toEqual(text("echo:{}"));
     expect(await host.shutdown()).toBe(0);
   });
@@ -62,9 +66,10 @@ describe("conformance fixture: concurrency, admission, cancellation (R4–R6; sp
 
   test("a queued call cancelled before it starts never runs; its reply comes when a worker frees", async () => {
     const host = await fixture(V02, { offer: { optional: ["request_progress"], maxConcurrentRequests: 1 } });
-    host.sendRaw(call(10, "slow", { ms: 300, announce: true }));
-    host.sendRaw(call(11, "slow", { ms: 300, announce: true }));
-    host.cancel(11, "user");
+    // One write: the cancel is read while 11 still waits behind 10 (300 ms).
+    host.sendRaw(
+      [call(10, "slow", { ms: 300, announce: true }), call(11, "slow", { ms: 300, announce: true }), notification("$/cancelRequest", { id: 11, reason: "user" })].join("\n"),
+    );
     expect((await host.waitForReply(10)).result).toEqual(text("slow:300"));
     expect((await host.waitForReply(11)).error).toEqual({ code: -32800, message: "request cancelled", data: { reason: "user" } });
     const progress = host.notifications("$/progress").map((f) => (f.params as Record<string, unknown>).request_id);

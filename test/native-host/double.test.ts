@@ -440,7 +440,8 @@ describe("runs", () => {
   });
 
   test("serial: stdin is not read during a run (rchar barely moves while 1 MB of requests waits); they are served after it", async () => {
-    const host = start({ runs: [[{ accepted: true }, { sleepMs: 1500 }, { defaultRun: true }]] });
+    // The run's 3 s leave ample time to write 1 MB and sample rchar 400 ms later on a slow machine.
+    const host = start({ runs: [[{ accepted: true }, { sleepMs: 3000 }, { defaultRun: true }]] });
     host.send(run(host.workspace));
     expect((await host.event()).type).toBe("accepted");
     // Ten hello requests of 100,000 bytes each, padded with JSON whitespace; not awaited (the pipe holds 64 KiB).
@@ -993,9 +994,7 @@ describe("signals", () => {
     const host = start({ runs: [[{ spawn: ["sleep", "600"] }, { accepted: true }, { stall: true }]] });
     host.send(run(host.workspace));
     expect((await host.event()).type).toBe("accepted");
-    const match = /child-pid (\d+)/.exec(host.stderr());
-    expect(match).not.toBeNull();
-    const child = Number(match?.[1]);
+    const child = await childPid(host); // stderr is its own pipe: it may trail the accepted event
     const stat = readFileSync(`/proc/${child}/stat`, "utf8");
     expect(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2])).toBe(host.pid);
     process.kill(host.pid, "SIGTERM"); // the double only, not its group
