@@ -1,15 +1,13 @@
-import { afterEach } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { afterEveryTest } from "./setup.ts";
 import { join } from "node:path";
-import { loadManifest, TestHost, type TestHostOptions } from "octet-extension/testing";
+import { loadManifest, TestHost, type TestHostOptions, temporaryDirectory } from "octet-extension/testing";
 import { pathWithBun, planLaunch } from "../src/testing/launch.ts";
 
 export const FIXTURE = new URL("./fixtures/wire-fixture", import.meta.url).pathname;
 export const QUIET_FIXTURE = new URL("./fixtures/wire-fixture-quiet", import.meta.url).pathname;
 
 const started: TestHost[] = [];
-afterEach(() => {
+afterEveryTest(() => {
   for (const host of started.splice(0)) host.kill();
 });
 
@@ -46,7 +44,7 @@ export function expectCleanStreams(host: TestHost): void {
  */
 export function spawnRaw(dir = FIXTURE) {
   const manifest = loadManifest(dir);
-  const workspace = mkdtempSync(join(tmpdir(), "octet-raw-"));
+  const workspace = temporaryDirectory("octet-raw-");
   const plan = planLaunch(manifest, { workspace, hostEnv: { ...process.env, PATH: pathWithBun(process.env.PATH) } });
   const proc = Bun.spawn(plan.argv, { cwd: plan.cwd, env: plan.env, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
   return { manifest, proc };

@@ -1,5 +1,5 @@
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, copyFileSync, existsSync, statSync, symlinkSync } from "node:fs";
+import { removeTemporaryDirectory, temporaryDirectory } from "./temp-dirs.ts";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import type { HostManifest } from "./manifest.ts";
 
@@ -36,7 +36,7 @@ export function planLaunch(manifest: HostManifest, options: { workspace: string;
   if (source) {
     const size = statSync(source).size;
     if (size > STAGING_LIMIT_BYTES) throw new Error("extension entrypoint exceeds the 64 MiB staging limit");
-    const stage = mkdtempSync(join(tmpdir(), "octet-stage-"));
+    const stage = temporaryDirectory("octet-stage-");
     chmodSync(stage, 0o700);
     program = join(stage, basename(source));
     copyFileSync(source, program);
@@ -44,7 +44,7 @@ export function planLaunch(manifest: HostManifest, options: { workspace: string;
     cleanup.push(stage);
   }
   // A caller-provided scratch directory is the caller's to remove.
-  const scratch = options.scratch ?? mkdtempSync(join(tmpdir(), "octet-scratch-"));
+  const scratch = options.scratch ?? temporaryDirectory("octet-scratch-");
   if (options.scratch === undefined) cleanup.push(scratch);
   const env: Record<string, string> = {};
   for (const name of PASSTHROUGH_ENV) {
@@ -85,7 +85,7 @@ function resolveCommand(command: string, manifestDir: string, path: string | und
 
 /** Remove the staging and scratch directories of a finished launch. */
 export function cleanupLaunch(plan: LaunchPlan): void {
-  for (const dir of plan.cleanup) rmSync(dir, { recursive: true, force: true });
+  for (const dir of plan.cleanup) removeTemporaryDirectory(dir);
 }
 
 let bunShim: string | undefined;
@@ -98,7 +98,7 @@ export function pathWithBun(path: string | undefined): string {
   const base = path ?? "";
   if (Bun.which("bun", { PATH: base })) return base;
   if (!bunShim) {
-    bunShim = mkdtempSync(join(tmpdir(), "octet-bun-"));
+    bunShim = temporaryDirectory("octet-bun-");
     symlinkSync(process.execPath, join(bunShim, "bun"));
   }
   return base ? `${base}:${bunShim}` : bunShim;

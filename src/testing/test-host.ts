@@ -1,6 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { encodeFrame } from "../wire/encode.ts";
 import { readId, wireId, type RequestId } from "../wire/ids.ts";
 import { parseJson, readUnsigned64 } from "../wire/json.ts";
@@ -9,6 +6,7 @@ import { checkInitializeResult, checkNotification, checkRequest, checkResponseEn
 import { checkProgressParams, checkServiceRequest, defaultReply, OPERATION_SCOPED } from "./host-services.ts";
 import { checkSnapshot } from "../runtime/presentation.ts";
 import { cleanupLaunch, pathWithBun, planLaunch, type LaunchPlan } from "./launch.ts";
+import { temporaryDirectory } from "./temp-dirs.ts";
 import { type HostManifest, loadManifest } from "./manifest.ts";
 import { HostLineReader, type HostReadEvent } from "./stdout-reader.ts";
 
@@ -149,7 +147,7 @@ export class TestHost {
   /** Launch the extension whose `extension.toml` is at `manifestPath` (file or directory). */
   static async start(manifestPath: string, options: TestHostOptions = {}): Promise<TestHost> {
     const manifest = loadManifest(manifestPath);
-    const workspace = options.workspace ?? mkdtempSync(join(tmpdir(), "octet-workspace-"));
+    const workspace = options.workspace ?? temporaryDirectory("octet-workspace-");
     const hostEnv = { ...(options.env ?? process.env) };
     if (options.addBunToPath !== false) hostEnv.PATH = pathWithBun(hostEnv.PATH);
     const plan = planLaunch(manifest, { workspace, hostEnv, scratch: options.scratch });

@@ -41,6 +41,15 @@ test("hello greets by name", async () => {
   expect(await host.shutdown()).toBe(0);
 });
 `,
+    "test/setup.ts": `import { afterAll } from "bun:test";
+import { removeTemporaryDirectories } from "octet-extension/testing";
+
+// bun test ends without the process exit event: remove the test host's temporary workspaces here.
+afterAll(removeTemporaryDirectories);
+`,
+    "bunfig.toml": `[test]
+preload = ["./test/setup.ts"]
+`,
     "package.json": `${JSON.stringify(
       {
         name,

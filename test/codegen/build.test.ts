@@ -1,10 +1,11 @@
-import { describe, expect, test } from "bun:test";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { afterAll, describe, expect, test } from "bun:test";
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build, gen } from "../../codegen/index.ts";
-import { TestHost } from "octet-extension/testing";
-import { project, REPO, WEATHER } from "./helpers.ts";
+import { TestHost, temporaryDirectory } from "octet-extension/testing";
+import { project, removeProjects, REPO, WEATHER } from "./helpers.ts";
+
+afterAll(removeProjects);
 
 const SOURCE = `import { Extension } from "octet-extension";
 import { type Handlers, register } from "./extension.gen.ts";
@@ -46,10 +47,10 @@ describe("octet-extension build (standalone bundle)", () => {
     await gen(dir);
     writeFileSync(join(dir, "src/extension.ts"), SOURCE);
     await build(dir);
-    const extensions = join(mkdtempSync(join(tmpdir(), "octet-home-")), ".octet", "extensions");
+    const extensions = join(temporaryDirectory("octet-home-"), ".octet", "extensions");
     mkdirSync(extensions, { recursive: true });
     cpSync(join(dir, "dist/weather"), join(extensions, "weather"), { recursive: true });
-    const workspace = mkdtempSync(join(tmpdir(), "hostile-ws-"));
+    const workspace = temporaryDirectory("hostile-ws-");
     writeFileSync(join(workspace, ".env"), "NODE_OPTIONS=--require ./evil.js\nBUN_CONFIG_VERBOSE_FETCH=1\n");
     writeFileSync(join(workspace, "bunfig.toml"), '[run]\npreload = ["./evil.ts"]\n');
     writeFileSync(join(workspace, "evil.ts"), 'console.log("EVIL"); process.stdout.write("EVIL\\n");');

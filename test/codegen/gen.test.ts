@@ -1,9 +1,11 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gen, loadAuthorManifest, ManifestError, SourceError } from "../../codegen/index.ts";
 import { argTypeNames } from "../../codegen/types.ts";
-import { project, typecheck, WEATHER } from "./helpers.ts";
+import { project, removeProjects, typecheck, WEATHER } from "./helpers.ts";
+
+afterAll(removeProjects);
 
 const read = (dir: string, file: string) => readFileSync(join(dir, file), "utf8");
 

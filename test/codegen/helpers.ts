@@ -1,13 +1,17 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { removeTemporaryDirectory, temporaryDirectory } from "octet-extension/testing";
 import { join } from "node:path";
 import ts from "typescript";
 
 export const REPO = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 
+const projects: string[] = [];
+
 /** A fresh extension project directory named `name`, with octet-extension linked to this repo. */
 export function project(name: string, manifest: string): string {
-  const dir = join(mkdtempSync(join(tmpdir(), "octet-gen-")), name);
+  const root = temporaryDirectory("octet-gen-");
+  projects.push(root);
+  const dir = join(root, name);
   mkdirSync(join(dir, "node_modules"), { recursive: true });
   symlinkSync(REPO, join(dir, "node_modules", "octet-extension"));
   writeFileSync(join(dir, "manifest.toml"), manifest);
@@ -47,3 +51,8 @@ usage = "/weather [city]"
 [contributes]
 notifications = true
 `;
+
+/** Remove every project made so far (call from a file's afterAll: built bundles are ~100 MiB each). */
+export function removeProjects(): void {
+  for (const root of projects.splice(0)) removeTemporaryDirectory(root);
+}

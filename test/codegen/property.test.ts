@@ -1,8 +1,10 @@
-import { expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gen } from "../../codegen/index.ts";
-import { project, typecheck } from "./helpers.ts";
+import { project, removeProjects, typecheck } from "./helpers.ts";
+
+afterAll(removeProjects);
 
 /** Small deterministic PRNG (mulberry32) so a failure can be replayed from its seed. */
 function prng(seed: number) {

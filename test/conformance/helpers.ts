@@ -1,4 +1,4 @@
-import { afterEach } from "bun:test";
+import { afterEveryTest } from "../setup.ts";
 import { readFileSync } from "node:fs";
 import { TestHost, type TestHostOptions } from "octet-extension/testing";
 
@@ -17,7 +17,7 @@ export const FULL_OFFER = {
 };
 
 const started: TestHost[] = [];
-afterEach(() => {
+afterEveryTest(() => {
   for (const host of started.splice(0)) host.kill();
 });
 

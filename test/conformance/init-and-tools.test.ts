@@ -1,8 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ReplyError } from "octet-extension/testing";
+import { ReplyError, temporaryDirectory } from "octet-extension/testing";
 import { error, fixture, FULL_OFFER, specJson, text, V01, V02 } from "./helpers.ts";
 
 /** Match a definition against a spec pattern (`{"$opt": null}` = absent or null). */
@@ -161,7 +160,7 @@ describe("conformance fixture: plain tools (4.1)", () => {
 
 describe("conformance fixture: other contributions (5.2–5.7)", () => {
   test("command, hooks, context, status, renderer and the shutdown hook", async () => {
-    const scratch = mkdtempSync(join(tmpdir(), "fixture-scratch-"));
+    const scratch = temporaryDirectory("fixture-scratch-");
     const host = await fixture(V02, { scratch });
     expect(await host.executeCommand("fixture", ["a", "b"])).toEqual({
       text: 'fixture:["a","b"]',

@@ -1,8 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { TestHost } from "octet-extension/testing";
+import { TestHost, temporaryDirectory } from "octet-extension/testing";
 import { error, fixture, FULL_OFFER, text, V02 } from "./helpers.ts";
 
 const FIXTURE_TS = new URL("../fixtures/conformance/fixture.ts", import.meta.url).pathname;
@@ -11,7 +10,7 @@ const call = (id: number, name: string, args: object = {}) => JSON.stringify({ j
 
 /** Install the 0.2 fixture in a fresh extension directory with extra `[entrypoint].env`. */
 function installWithEnv(env: Record<string, string>): string {
-  const dir = join(mkdtempSync(join(tmpdir(), "fixture-install-")), "octet-conformance-fixture");
+  const dir = join(temporaryDirectory("fixture-install-"), "octet-conformance-fixture");
   mkdirSync(dir);
   const manifest = readFileSync(join(V02, "extension.toml"), "utf8").replace(
     'command = "extension"',
@@ -79,7 +78,7 @@ describe("conformance fixture: presentation (R11; spec §10 78)", () => {
 
 describe("conformance fixture: shutdown and EOF on API 0.2 (R13; spec §10 79–82)", () => {
   test("shutdown with drain_timeout_ms 0 cancels running work with reason shutdown before the ack; the hook runs first", async () => {
-    const scratch = mkdtempSync(join(tmpdir(), "fixture-scratch-"));
+    const scratch = temporaryDirectory("fixture-scratch-");
     const host = await fixture(V02, { scratch });
     host.sendRaw(call(10, "slow", { ms: 5_000 }));
     await Bun.sleep(50);
@@ -93,7 +92,7 @@ describe("conformance fixture: shutdown and EOF on API 0.2 (R13; spec §10 79–
   });
 
   test("EOF right after shutdown still waits for a slow hook and writes the ack", async () => {
-    const scratch = mkdtempSync(join(tmpdir(), "fixture-scratch-"));
+    const scratch = temporaryDirectory("fixture-scratch-");
     const host = await TestHost.start(installWithEnv({ FIXTURE_SHUTDOWN_HOOK_DELAY_MS: "500" }), { scratch });
     await host.initialize();
     host.sendRaw('{"jsonrpc":"2.0","id":9,"method":"shutdown","params":{}}');

@@ -4,10 +4,9 @@
  * Fixture: test/fixtures/scenarios-extra/ (one fixture.ts, one manifest per mode).
  */
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_OPTIONAL_FEATURES, REQUIRED_FEATURES, TestHost } from "octet-extension/testing";
+import { DEFAULT_OPTIONAL_FEATURES, REQUIRED_FEATURES, TestHost, temporaryDirectory } from "octet-extension/testing";
 import { error, fixture, text } from "./helpers.ts";
 
 const dir = (name: string) => new URL(`../fixtures/scenarios-extra/${name}`, import.meta.url).pathname;
@@ -24,7 +23,7 @@ const call = (id: number | string, name: string, args: object = {}) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tool/call", params: { name, arguments: args, context: {} } });
 
 /** A scratch directory the test owns, so it can release blocked handlers. */
-const scratchDir = () => mkdtempSync(join(tmpdir(), "scenarios-extra-"));
+const scratchDir = () => temporaryDirectory("scenarios-extra-");
 const release = (scratch: string, key: string) => writeFileSync(join(scratch, `release-${key}`), "");
 
 /** Wait for the `n`-th (1-based) structured stderr record with `message`. */

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { TestHost } from "octet-extension/testing";
+import { TestHost, temporaryDirectory } from "octet-extension/testing";
 
 const DIR = new URL("../../examples/caffeinate", import.meta.url).pathname;
 const OFFER = { offer: { optional: ["request_progress", "artifacts", "lifecycle_events", "policy_intents", "dynamic_tools"] } };
@@ -11,7 +10,7 @@ afterEach(() => host?.kill());
 
 /** Install the example with a stand-in helper (a long sleep) instead of /usr/bin/caffeinate. */
 function withStandIn(): string {
-  const dir = join(mkdtempSync(join(tmpdir(), "caffeinate-")), "caffeinate");
+  const dir = join(temporaryDirectory("caffeinate-"), "caffeinate");
   mkdirSync(dir);
   writeFileSync(join(dir, "extension"), `#!/bin/sh\nexec bun --no-env-file --config="${DIR}/bunfig.toml" "${DIR}/extension.ts" "$@"\n`);
   chmodSync(join(dir, "extension"), 0o755);

@@ -1,15 +1,14 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { TestHost } from "octet-extension/testing";
+import { TestHost, temporaryDirectory } from "octet-extension/testing";
 
 const DIR = new URL("../../examples/dynamic-catalog", import.meta.url).pathname;
 let host: TestHost;
 afterEach(() => host?.kill());
 
 function workspaceWith(tools: object[]): string {
-  const ws = mkdtempSync(join(tmpdir(), "dynamic-catalog-"));
+  const ws = temporaryDirectory("dynamic-catalog-");
   mkdirSync(join(ws, ".octet"));
   writeFileSync(join(ws, ".octet", "dynamic-tools.json"), JSON.stringify({ tools }));
   return ws;
@@ -42,7 +41,7 @@ describe("examples/dynamic-catalog (process level, API 0.2)", () => {
   });
 
   test("a broken catalog file is an is_error result naming the file; without dynamic_tools the sync is refused", async () => {
-    const ws = mkdtempSync(join(tmpdir(), "dynamic-catalog-"));
+    const ws = temporaryDirectory("dynamic-catalog-");
     host = await TestHost.start(DIR, { workspace: ws });
     await host.initialize();
     const broken = (await host.callTool("sync_catalog", {})) as { is_error: boolean; content: { text: string }[] };

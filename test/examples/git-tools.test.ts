@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { TestHost } from "octet-extension/testing";
+import { TestHost, temporaryDirectory } from "octet-extension/testing";
 
 const DIR = new URL("../../examples/git-tools", import.meta.url).pathname;
 let host: TestHost;
@@ -15,7 +14,7 @@ function git(cwd: string, ...args: string[]): void {
 
 /** A repository with one staged, one modified, two untracked and one ignored path. */
 function dirtyRepo(): string {
-  const ws = mkdtempSync(join(tmpdir(), "git-tools-"));
+  const ws = temporaryDirectory("git-tools-");
   git(ws, "init", "-q", "-b", "main");
   writeFileSync(join(ws, "tracked"), "v1\n");
   git(ws, "add", "tracked");

@@ -1,13 +1,13 @@
 /** examples/native-host-chat: the CLI against the host double, as a user runs it. */
 import { expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { temporaryDirectory } from "octet-extension/testing";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 const CHAT = resolve(import.meta.dir, "../../examples/native-host-chat/chat.ts");
 
 function chat(args: string[], scenario?: unknown, record?: string) {
-  const workspace = mkdtempSync(join(tmpdir(), "octet-chat-"));
+  const workspace = temporaryDirectory("octet-chat-");
   const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? workspace };
   if (scenario) env.OCTET_HOST_DOUBLE_SCENARIO = JSON.stringify(scenario);
   if (record) env.OCTET_HOST_DOUBLE_RECORD = record;
@@ -46,7 +46,7 @@ test("a replaced attempt is announced and the run still completes", async () => 
 
 test("Ctrl-C cancels the run: the host's group is terminated and the CLI exits 1", async () => {
   const accepted = { model: "gpt-5.6", resolved_model: "gpt-5.6", session_file: "/w/s.jsonl", registered_tools: [], extensions: [] };
-  const record = join(mkdtempSync(join(tmpdir(), "octet-chat-rec-")), "received.jsonl");
+  const record = join(temporaryDirectory("octet-chat-rec-"), "received.jsonl");
   const proc = chat(["--model", "gpt-5.6", "go"], { runs: [[{ event: "accepted", data: accepted }, { event: "started", data: { model: "gpt-5.6" } }, { stall: true }]] }, record);
   // Wait until the double has read the run request.
   for (let i = 0; i < 200 && !(existsSync(record) && readFileSync(record, "utf8").includes('"command":"run"')); i++) await Bun.sleep(25);
@@ -58,7 +58,7 @@ test("Ctrl-C cancels the run: the host's group is terminated and the CLI exits 1
 });
 
 test("without octet-host the CLI says what to do, without a stack trace", async () => {
-  const workspace = mkdtempSync(join(tmpdir(), "octet-chat-"));
+  const workspace = temporaryDirectory("octet-chat-");
   const proc = Bun.spawn([process.execPath, CHAT, "--host", join(workspace, "octet-host"), "--workspace", workspace, "hi"], { stdout: "pipe", stderr: "pipe" });
   const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
   expect(code).toBe(1);

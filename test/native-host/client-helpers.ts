@@ -1,6 +1,6 @@
 /** Shared set-up of the native-host client tests: the double, its scenario and what it received. */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { temporaryDirectory } from "octet-extension/testing";
 import { dirname, join, resolve } from "node:path";
 import { minimalEnv, NativeHost, type LaunchOptions } from "../../src/native-host/index.ts";
 import type { Scenario, Step } from "../../src/native-host/double/scenario.ts";
@@ -8,7 +8,7 @@ import type { Scenario, Step } from "../../src/native-host/double/scenario.ts";
 export const DOUBLE = resolve(import.meta.dir, "../../bin/octet-host-double");
 
 export function tempDir(prefix = "octet-nh-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return temporaryDirectory(prefix);
 }
 
 /** The environment the double runs with: minimal, bun on PATH, the scenario, and a record file. */

@@ -5,8 +5,9 @@
  * its scripts.
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { temporaryDirectory } from "octet-extension/testing";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { buildCatalog } from "../../src/native-host/double/catalog.ts";
@@ -30,7 +31,7 @@ afterAll(() => {
 });
 
 function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dir = temporaryDirectory(prefix);
   tempDirs.push(dir);
   return dir;
 }
