@@ -97,7 +97,8 @@ let bunShim: string | undefined;
 export function pathWithBun(path: string | undefined): string {
   const base = path ?? "";
   if (Bun.which("bun", { PATH: base })) return base;
-  if (!bunShim) {
+  if (!bunShim || !existsSync(bunShim)) {
+    // Made again after removeTemporaryDirectories() took it.
     bunShim = temporaryDirectory("octet-bun-");
     symlinkSync(process.execPath, join(bunShim, "bun"));
   }

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { removeTemporaryDirectory, temporaryDirectory } from "octet-extension/testing";
+import { pathWithBun } from "../../src/testing/launch.ts";
 
 const HELLO = new URL("../../examples/hello-world", import.meta.url).pathname;
 
@@ -47,5 +48,15 @@ describe("temporary directories (src/testing/temp-dirs.ts)", () => {
     expect(existsSync(workspace)).toBe(true);
     expect(existsSync(host.scratch)).toBe(false); // the host's own scratch goes with the extension
     removeTemporaryDirectory(workspace);
+  });
+
+  test("the bun shim for a PATH without bun is made again after it was removed", () => {
+    const shim = pathWithBun("/nonexistent");
+    expect(shim.startsWith("/nonexistent:")).toBe(true);
+    const dir = shim.slice("/nonexistent:".length);
+    expect(existsSync(join(dir, "bun"))).toBe(true);
+    removeTemporaryDirectory(dir);
+    const again = pathWithBun("/nonexistent").slice("/nonexistent:".length);
+    expect(existsSync(join(again, "bun"))).toBe(true);
   });
 });
