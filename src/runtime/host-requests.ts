@@ -67,6 +67,7 @@ export class HostRequests {
     let id: RequestId;
     try {
       token?.throwIfCancelled();
+      if (this.closedWith) throw this.closedWith; // stopped while this caller waited
       if (this.next > MAX_EXTENSION_REQUEST_IDS) {
         throw new RpcError(ErrorCode.ServerError, `extension request id budget exhausted (${MAX_EXTENSION_REQUEST_IDS} per process)`);
       }
@@ -153,12 +154,13 @@ export class HostRequests {
   failAll(message: string): void {
     const error = new RpcError(ErrorCode.ServerError, message);
     this.closedWith ??= error;
+    // Close the pools first: a slot freed below must not pass to a waiter, which would then write after the stop.
+    this.slots.close();
+    this.childSlots.close();
     for (const [key, entry] of [...this.outstanding]) {
       this.forget(key);
       entry.reject(error);
     }
-    this.slots.close();
-    this.childSlots.close();
   }
 
   private encode(frame: JsonObject): WireLine {

@@ -3,9 +3,14 @@ export type SlotOutcome = "taken" | "closed" | "aborted";
 
 interface Waiter {
   signal: AbortSignal | undefined;
+  /** Ended by an abort while still in the queue. */
+  ended: boolean;
   /** Resolve the waiter's promise; false when it had already ended (an abort left it in the queue). */
   settle(outcome: SlotOutcome): boolean;
 }
+
+/** Aborted entries are dropped from the queue once there are this many and they are half of it. */
+const COMPACT_AT = 64;
 
 /** The one abort listener a signal gets, and the waiters that share it. */
 interface Watch {
@@ -19,7 +24,8 @@ interface Watch {
  * {@link SlotPool.take} queues the caller, and {@link SlotPool.give} hands the
  * freed slot straight to the longest waiter, so no newcomer can overtake it.
  * A waiter whose signal aborts ends at once (its queue entry is skipped when
- * its turn comes); closing the pool wakes every waiter with `"closed"`.
+ * its turn comes, or dropped when aborted entries make up half of a long
+ * queue); closing the pool wakes every waiter with `"closed"`.
  *
  * Waiters that share a signal (every reverse request of one handler does)
  * share one abort listener: the engine's `addEventListener` checks for
@@ -28,7 +34,8 @@ interface Watch {
  */
 export class SlotPool {
   private inUse = 0;
-  private readonly queue: Waiter[] = [];
+  private queue: Waiter[] = [];
+  private aborted = 0;
   private readonly watches = new Map<AbortSignal, Watch>();
   private closed = false;
 
@@ -51,13 +58,14 @@ export class SlotPool {
     if (signal?.aborted) return Promise.resolve("aborted");
     if (this.tryTake()) return Promise.resolve("taken");
     return new Promise((resolve) => {
-      let ended = false;
       const waiter: Waiter = {
         signal,
+        ended: false,
         settle: (outcome) => {
-          if (ended) return false;
-          ended = true;
+          if (waiter.ended) return false;
+          waiter.ended = true;
           this.unwatch(waiter);
+          waiter.signal = undefined;
           resolve(outcome);
           return true;
         },
@@ -71,6 +79,7 @@ export class SlotPool {
   give(): void {
     for (let next = this.queue.shift(); next; next = this.queue.shift()) {
       if (next.settle("taken")) return;
+      this.aborted--;
     }
     this.inUse--;
   }
@@ -78,7 +87,13 @@ export class SlotPool {
   /** Wake every waiter with `"closed"`; later takes fail at once. */
   close(): void {
     this.closed = true;
+    this.aborted = 0;
     for (const waiter of this.queue.splice(0)) waiter.settle("closed");
+  }
+
+  /** Queue entries, aborted ones not yet dropped included (for tests). */
+  get queued(): number {
+    return this.queue.length;
   }
 
   private watch(waiter: Waiter): void {
@@ -88,7 +103,11 @@ export class SlotPool {
     if (!watch) {
       const waiters = new Set<Waiter>();
       const onAbort = () => {
-        for (const w of [...waiters]) w.settle("aborted");
+        for (const w of [...waiters]) if (w.settle("aborted")) this.aborted++;
+        if (this.aborted >= COMPACT_AT && this.aborted * 2 >= this.queue.length) {
+          this.queue = this.queue.filter((w) => !w.ended);
+          this.aborted = 0;
+        }
       };
       watch = { onAbort, waiters };
       this.watches.set(signal, watch);

@@ -25,13 +25,23 @@ export function temporaryDirectory(prefix = "octet-test-"): string {
   return dir;
 }
 
-/** Remove every directory {@link temporaryDirectory} made that is still there. */
+/**
+ * Remove every directory {@link temporaryDirectory} made that is still there.
+ * Never throws: one that cannot be removed (an extension still writing to it,
+ * a read-only subdirectory) stays registered for the next call or the exit.
+ */
 export function removeTemporaryDirectories(): void {
-  for (const dir of [...made]) removeTemporaryDirectory(dir);
+  for (const dir of [...made]) {
+    try {
+      removeTemporaryDirectory(dir);
+    } catch {
+      made.add(dir);
+    }
+  }
 }
 
 /** Remove a directory made by {@link temporaryDirectory} now (a no-op if it is already gone). */
 export function removeTemporaryDirectory(dir: string): void {
+  rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   made.delete(dir);
-  rmSync(dir, { recursive: true, force: true });
 }

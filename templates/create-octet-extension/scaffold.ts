@@ -47,7 +47,8 @@ import { removeTemporaryDirectories } from "octet-extension/testing";
 // bun test ends without the process exit event: remove the test host's temporary workspaces here.
 afterAll(removeTemporaryDirectories);
 `,
-    "bunfig.toml": `[test]
+    "bunfig.toml": `# The dev entry point (./extension) also runs Bun with this file: keep test-only settings under [test].
+[test]
 preload = ["./test/setup.ts"]
 `,
     "package.json": `${JSON.stringify(

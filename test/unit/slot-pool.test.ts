@@ -26,7 +26,7 @@ describe("slot pool (src/runtime/slot-pool.ts)", () => {
     expect(pool.used).toBe(0);
   });
 
-  test("a waiter whose signal aborts leaves the queue at once; an aborted signal does not queue", async () => {
+  test("a waiter whose signal aborts ends at once and loses its turn; an aborted signal does not queue", async () => {
     const pool = new SlotPool(1);
     pool.tryTake();
     const controller = new AbortController();
@@ -85,5 +85,24 @@ describe("slot pool (src/runtime/slot-pool.ts)", () => {
     pool.give();
     expect(pool.used).toBe(0);
     expect(pool.tryTake()).toBe(true);
+  });
+
+  test("aborted waiters do not pile up behind a live head while no slot frees", async () => {
+    const pool = new SlotPool(1);
+    pool.tryTake();
+    const head = pool.take();
+    const controllers = Array.from({ length: 1000 }, () => new AbortController());
+    const waiting = controllers.map((c) => pool.take(c.signal));
+    const tail = pool.take();
+    for (const c of controllers) c.abort();
+    expect(await Promise.all(waiting)).toEqual(Array(1000).fill("aborted"));
+    expect(pool.queued).toBeLessThan(130); // the head, the tail and fewer than 128 aborted entries
+    pool.give();
+    expect(await head).toBe("taken");
+    pool.give();
+    expect(await tail).toBe("taken");
+    pool.give();
+    expect(pool.used).toBe(0);
+    expect(pool.queued).toBe(0);
   });
 });
