@@ -3,7 +3,7 @@ export type SlotOutcome = "taken" | "closed" | "aborted";
 
 interface Waiter {
   signal: AbortSignal | undefined;
-  /** Ended by an abort while still in the queue. */
+  /** Settled; an aborted waiter stays in the queue like this until skipped or compacted. */
   ended: boolean;
   /** Resolve the waiter's promise; false when it had already ended (an abort left it in the queue). */
   settle(outcome: SlotOutcome): boolean;

@@ -83,9 +83,15 @@ function resolveCommand(command: string, manifestDir: string, path: string | und
   return undefined;
 }
 
-/** Remove the staging and scratch directories of a finished launch. */
+/** Remove the staging and scratch directories of a finished launch (what cannot go now goes at exit). */
 export function cleanupLaunch(plan: LaunchPlan): void {
-  for (const dir of plan.cleanup) removeTemporaryDirectory(dir);
+  for (const dir of plan.cleanup) {
+    try {
+      removeTemporaryDirectory(dir);
+    } catch {
+      /* still registered: removeTemporaryDirectories() or the process exit retries it */
+    }
+  }
 }
 
 let bunShim: string | undefined;

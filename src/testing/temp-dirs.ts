@@ -35,12 +35,12 @@ export function removeTemporaryDirectories(): void {
     try {
       removeTemporaryDirectory(dir);
     } catch {
-      made.add(dir);
+      /* stays registered */
     }
   }
 }
 
-/** Remove a directory made by {@link temporaryDirectory} now (a no-op if it is already gone). */
+/** Remove a directory made by {@link temporaryDirectory} now (a no-op if it is already gone); it stays registered if this throws. */
 export function removeTemporaryDirectory(dir: string): void {
   rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   made.delete(dir);
