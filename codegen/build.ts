@@ -1,9 +1,19 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { ToolError } from "./errors.ts";
 import { writeAtomic } from "./files.ts";
 import { gen } from "./gen.ts";
 import { DEV_ENTRYPOINT, renderHostManifest } from "./host-manifest.ts";
 import { loadAuthorManifest } from "./manifest.ts";
+
+export interface BuildOptions {
+  /** Sets `requires_octet` in the shipped extension.toml (octet installs bundles only with an exact one). */
+  requiresOctet?: string;
+  /** Type-check the project first (default true): a project that does not type-check is not built. */
+  typecheck?: boolean;
+  log?: (message: string) => void;
+  bun?: string;
+}
 
 export interface BuildResult {
   bundleDir: string;
@@ -24,12 +34,16 @@ export interface BuildResult {
  * dist/NAME/{extension.toml, extension, NAME.bin}, dist/NAME-VERSION.tar.gz
  * (one root folder NAME) and dist/SHA256SUMS.
  */
-export async function build(dir: string, options: { requiresOctet?: string; log?: (message: string) => void; bun?: string } = {}): Promise<BuildResult> {
+export async function build(dir: string, options: BuildOptions = {}): Promise<BuildResult> {
   const log = options.log ?? (() => {});
   const stale = await gen(dir, { check: true });
-  if (stale.changed.length > 0) throw new Error(`generated files are stale (${stale.changed.join(", ")}): run \`bun run gen\` first`);
+  if (stale.changed.length > 0) throw new ToolError(`${stale.changed.join(", ")} ${stale.changed.length === 1 ? "is" : "are"} stale: run \`bun run gen\`, then build again`);
+  if (stale.orphans.length > 0) throw new ToolError(`handlers with no declaration in manifest.toml: ${stale.orphans.join(", ")} — declare them or delete them, then build again`);
   const manifest = loadAuthorManifest(dir);
   if (options.requiresOctet !== undefined) manifest.requiresOctet = options.requiresOctet;
+  warnRequiresOctet(manifest.requiresOctet, log);
+  if (options.typecheck === false) log("warning: skipping the type check (--skip-typecheck)");
+  else typecheck(manifest.dir, log, options.bun);
   const dist = join(manifest.dir, "dist");
   const bundleDir = join(dist, manifest.name);
   rmSync(bundleDir, { recursive: true, force: true });
@@ -42,7 +56,10 @@ export async function build(dir: string, options: { requiresOctet?: string; log?
     log("bytecode compilation failed; compiling without bytecode");
     built = compile(false);
   }
-  if (built.exitCode !== 0) throw new Error(`bun build --compile failed:\n${built.stderr.toString()}`);
+  if (built.exitCode !== 0) {
+    log(built.stderr.toString().trimEnd());
+    throw new ToolError(`bun build --compile failed for ${relative(manifest.dir, manifest.sourceFile)} (its messages are above)`);
+  }
   const wrapper = join(bundleDir, "extension");
   writeAtomic(
     wrapper,
@@ -58,7 +75,7 @@ export async function build(dir: string, options: { requiresOctet?: string; log?
   const archive = join(dist, `${manifest.name}-${manifest.version}.tar.gz`);
   log(`packing ${relative(manifest.dir, archive)}`);
   const packed = Bun.spawnSync(["tar", "-czf", archive, "-C", dist, manifest.name], { stdout: "pipe", stderr: "pipe" });
-  if (packed.exitCode !== 0) throw new Error(`tar failed: ${packed.stderr.toString()}`);
+  if (packed.exitCode !== 0) throw new ToolError(`tar failed: ${packed.stderr.toString().trim().split("\n")[0]}`);
   const sums = [archive, ...readdirSync(bundleDir).sort().map((f) => join(bundleDir, f))].map(
     (file) => `${new Bun.CryptoHasher("sha256").update(readFileSync(file)).digest("hex")}  ${relative(dist, file)}`,
   );
@@ -78,4 +95,36 @@ export function compileStandalone(entry: string, outfile: string, options: { byt
     stdout: "pipe",
     stderr: "pipe",
   });
+}
+
+/** octet's bundle installer takes only an exact `requires_octet = "=X.Y.Z"` (spec §2.1); a copied folder loads without one. */
+function warnRequiresOctet(requirement: string | undefined, log: (message: string) => void): void {
+  if (requirement === undefined) {
+    log('warning: no requires_octet: octet installs a bundle only with an exact one — add requires_octet = "=0.8.0" to manifest.toml or pass --requires-octet =0.8.0 (copying dist/NAME into ~/.octet/extensions/ works without)');
+  } else if (!/^=\s*\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/.test(requirement.trim())) {
+    log(`warning: requires_octet = "${requirement}" is not exact: octet's bundle installer requires "=X.Y.Z" (e.g. "=0.8.0")`);
+  }
+}
+
+/**
+ * \`tsc --noEmit -p DIR\` with the project's own TypeScript (else the one this
+ * package depends on). Its diagnostics are logged; failure stops the build.
+ */
+function typecheck(dir: string, log: (message: string) => void, bun?: string): void {
+  if (!existsSync(join(dir, "tsconfig.json"))) {
+    throw new ToolError(`${join(dir, "tsconfig.json")} is missing: build type-checks the project first — add one (see docs/manifest.md) or pass --skip-typecheck`);
+  }
+  let tsc: string;
+  try {
+    tsc = join(dirname(Bun.resolveSync("typescript/package.json", dir)), "bin/tsc");
+  } catch {
+    tsc = join(dirname(Bun.resolveSync("typescript/package.json", import.meta.dir)), "bin/tsc");
+  }
+  log("type-checking (tsc --noEmit)");
+  const checked = Bun.spawnSync([bun ?? process.execPath, tsc, "--noEmit", "-p", dir], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+  if (checked.exitCode === 0) return;
+  const output = (checked.stdout.toString() + checked.stderr.toString()).trimEnd();
+  log(output);
+  const errors = output.split("\n").filter((line) => /error TS\d+/.test(line)).length;
+  throw new ToolError(`the project does not type-check (${errors || "some"} error${errors === 1 ? "" : "s"} above): fix them (\`bun run typecheck\`), then build again`);
 }

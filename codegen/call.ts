@@ -1,16 +1,30 @@
 import { resolve } from "node:path";
-import { TestHost } from "../src/testing/index.ts";
+import { TestHost } from "octet-extension/testing";
 
 /**
  * `octet-extension call TOOL [JSON]` / `call /COMMAND [ARGS...]`: start the
  * extension as octet would, initialize it, make one call and print the
- * transcript. Exit status 1 when the call failed or octet would have killed it.
+ * transcript. Exit status 1 when the call failed, the tool answered
+ * `is_error: true`, or octet would have killed the extension; 2 for bad usage.
  */
 export async function call(dir: string, args: string[], print: (line: string) => void): Promise<number> {
   const target = args[0];
   if (!target) {
     print("usage: octet-extension call TOOL [JSON] | call /COMMAND [ARGS...]");
     return 2;
+  }
+  let parsed: unknown = {};
+  if (!target.startsWith("/") && args[1] !== undefined) {
+    try {
+      parsed = JSON.parse(args[1]);
+    } catch (error) {
+      print(`error: the arguments are not JSON (${(error as Error).message}): quote them, e.g. '{"city":"Oslo"}'`);
+      return 2;
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      print(`error: tool arguments must be a JSON object, not ${Array.isArray(parsed) ? "an array" : parsed === null ? "null" : typeof parsed}: e.g. '{"city":"Oslo"}'`);
+      return 2;
+    }
   }
   const host = await TestHost.start(resolve(dir), { workspace: process.cwd() });
   let failed = false;
@@ -19,16 +33,11 @@ export async function call(dir: string, args: string[], print: (line: string) =>
     if (target.startsWith("/")) {
       await host.executeCommand(target.slice(1), args.slice(1));
     } else {
-      let parsed: unknown = {};
-      if (args[1] !== undefined) {
-        try {
-          parsed = JSON.parse(args[1]);
-        } catch (error) {
-          print(`arguments are not JSON: ${(error as Error).message}`);
-          return 2;
-        }
+      const result = await host.callTool(target, parsed);
+      if (typeof result === "object" && result !== null && (result as { is_error?: unknown }).is_error === true) {
+        failed = true;
+        print(`! the tool answered is_error: true`);
       }
-      await host.callTool(target, parsed);
     }
     await host.shutdown();
   } catch (error) {

@@ -2,17 +2,17 @@
 /**
  * `octet-extension gen | check | build | call`: the author's command line.
  * Run from the extension directory (the one holding manifest.toml), or pass
- * `--dir DIR`.
+ * `--dir DIR`. Errors are one line each; `--debug` adds the stack.
  */
 import { resolve } from "node:path";
-import { ManifestError } from "./manifest.ts";
-import { SourceError } from "./source.ts";
+import { ToolError } from "./errors.ts";
 
-const USAGE = `usage: octet-extension <command> [--dir DIR] ...
-  gen [--check]              regenerate extension.toml, the typed module and handler stubs
+const USAGE = `usage: octet-extension <command> [--dir DIR] [--debug] ...
+  gen [--check]              regenerate extension.toml, the typed module, validators and handler stubs
   check                      same as gen --check: exit 1 when generated files are stale
-  build [--requires-octet R] compile a standalone bundle into dist/NAME/ (+ .tar.gz, SHA256SUMS)
-  call TOOL [JSON]           start the extension under the test host and call a tool
+  build [--requires-octet R] [--skip-typecheck]
+                             type-check and compile a standalone bundle into dist/NAME/ (+ .tar.gz, SHA256SUMS)
+  call TOOL [JSON]           start the extension under the test host and call a tool (exit 1 on is_error)
   call /COMMAND [ARGS...]    ... or run a command
 `;
 
@@ -20,19 +20,25 @@ function option(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
   if (i === -1) return undefined;
   const value = args[i + 1];
+  if (value === undefined || value.startsWith("--")) throw new ToolError(`${name} needs a value`);
   args.splice(i, 2);
   return value;
 }
 
-async function main(argv: string[]): Promise<number> {
-  const args = [...argv];
+function flag(args: string[], name: string): boolean {
+  const i = args.indexOf(name);
+  if (i !== -1) args.splice(i, 1);
+  return i !== -1;
+}
+
+async function main(args: string[]): Promise<number> {
   const command = args.shift();
   const dir = resolve(option(args, "--dir") ?? ".");
   const log = (message: string) => console.error(message);
   switch (command) {
     case "gen":
     case "check": {
-      const check = command === "check" || args.includes("--check");
+      const check = flag(args, "--check") || command === "check";
       const { gen } = await import("./gen.ts");
       const report = await gen(dir, { check, log });
       if (check) {
@@ -53,7 +59,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case "build": {
       const { build } = await import("./build.ts");
-      const result = await build(dir, { requiresOctet: option(args, "--requires-octet"), log });
+      const requiresOctet = option(args, "--requires-octet");
+      const result = await build(dir, { ...(requiresOctet === undefined ? {} : { requiresOctet }), typecheck: !flag(args, "--skip-typecheck"), log });
       console.error(`built ${result.bundleDir} (${(result.executableBytes / 1048576).toFixed(1)} MiB) and ${result.archive}`);
       return 0;
     }
@@ -67,12 +74,14 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+const argv = process.argv.slice(2);
+const debug = flag(argv, "--debug");
 try {
-  process.exit(await main(process.argv.slice(2)));
+  process.exit(await main(argv));
 } catch (error) {
-  if (error instanceof ManifestError || error instanceof SourceError) {
-    console.error(`error: ${error.message}`);
-    process.exit(1);
-  }
-  throw error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof ToolError) console.error(`error: ${message}`);
+  else console.error(`error: ${message.split("\n")[0]} (an unexpected failure inside octet-extension; run again with --debug for the stack)`);
+  if (debug && error instanceof Error && error.stack) console.error(error.stack);
+  process.exit(1);
 }

@@ -1,9 +1,10 @@
-import { join, relative } from "node:path";
+import { basename, join, relative } from "node:path";
 import { readIfExists, writeAtomic } from "./files.ts";
 import { DEV_ENTRYPOINT, renderHostManifest } from "./host-manifest.ts";
 import { loadAuthorManifest } from "./manifest.ts";
 import { initialSource, updateSource } from "./source.ts";
 import { renderGeneratedModule } from "./types.ts";
+import { renderValidators } from "./validators.ts";
 
 /** What one `gen` run did (or, with `check`, would do). */
 export interface GenReport {
@@ -27,6 +28,7 @@ export async function gen(dir: string, options: { check?: boolean; log?: (messag
   const outputs = new Map<string, { text: string; mode?: number }>();
   outputs.set(join(manifest.dir, "extension.toml"), { text: renderHostManifest(manifest) });
   outputs.set(manifest.generatedFile, { text: await renderGeneratedModule(manifest, manifest.tools.length > 32 ? log : undefined) });
+  outputs.set(manifest.validatorsFile, { text: renderValidators(manifest) });
   const current = readIfExists(manifest.sourceFile);
   const base = current ?? initialSource(manifest);
   const update = updateSource(manifest, base);
@@ -36,6 +38,9 @@ export async function gen(dir: string, options: { check?: boolean; log?: (messag
     if (readIfExists(wrapper) === undefined) outputs.set(wrapper, { text: devWrapper(relative(manifest.dir, manifest.sourceFile)), mode: 0o755 });
     const bunfig = join(manifest.dir, "bunfig.toml");
     if (readIfExists(bunfig) === undefined) outputs.set(bunfig, { text: "# Read by the dev entry point instead of the workspace's bunfig.toml.\n" });
+  }
+  if (basename(manifest.dir) !== manifest.name) {
+    log(`warning: the project directory is "${basename(manifest.dir)}" but name = "${manifest.name}": octet loads an extension only from a directory named like it (bun run build writes dist/${manifest.name}/)`);
   }
   const changed: string[] = [];
   for (const [path, { text, mode }] of outputs) {

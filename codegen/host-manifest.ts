@@ -35,7 +35,8 @@ export function renderHostManifest(m: AuthorManifest, entrypoint = m.entrypoint 
   for (const key of ["notifications", "confirmations", "presentation", "menu"]) if (c[key] !== undefined) contributes.push(`${key} = ${value(c[key])}`);
   if (contributes.length > 0) out.push("", "[contributes]", ...contributes);
   if (m.runtime) {
-    const lines = Object.keys(m.runtime).sort().map((k) => `${k} = ${value(m.runtime![k])}`);
+    const runtime = m.runtime;
+    const lines = (["lifecycle", "sharing"] as const).filter((k) => runtime[k] !== undefined).map((k) => `${k} = ${str(runtime[k]!)}`);
     out.push("", "[runtime]", ...lines);
   }
   return out.join("\n") + "\n";

@@ -1,8 +1,13 @@
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
-import { API02_HOOKS, LEGACY_HOOKS } from "../src/runtime/registry.ts";
-import { checkOutputSchema } from "../src/runtime/structured.ts";
-import { ENV_NAME, IDENT, NAME, SEMVER } from "../src/testing/manifest.ts";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { API02_HOOKS, checkOutputSchema, ENV_NAME, IDENT, LEGACY_HOOKS, NAME, SEMVER } from "octet-extension/protocol";
+import { ManifestError } from "./errors.ts";
+import { sourcePaths } from "./paths.ts";
+import { runtimeTable } from "./runtime-table.ts";
+import { checkParameters, loadSchema } from "./schema.ts";
+import { parseToml } from "./toml.ts";
+
+export { ManifestError } from "./errors.ts";
 
 /**
  * `manifest.toml`: what the author edits (docs/manifest.md). The host's fields
@@ -17,6 +22,8 @@ export interface ToolSpec {
   description: string;
   parameters: Obj;
   outputSchema?: Obj;
+  /** Check each call's arguments against `parameters` before the handler runs (default true). */
+  validate: boolean;
 }
 
 export interface CommandSpec {
@@ -37,26 +44,16 @@ export interface AuthorManifest {
   capabilities: Obj;
   /** `[contributes]` minus tools and commands (those come from `[tools.*]`/`[commands.*]`). */
   contributes: Obj;
-  runtime?: Obj;
+  /** `[runtime]`: octet's process lifetime (checked against its lifecycles and sharing rules). */
+  runtime?: { lifecycle?: string; sharing?: string };
   tools: ToolSpec[];
   commands: CommandSpec[];
   /** The author's source file (`[source].file`, default `src/extension.ts`). */
   sourceFile: string;
   /** The generated module (`[source].generated`, default beside the source as `<name>.gen.ts`). */
   generatedFile: string;
-}
-
-/** A manifest problem: file, key and what to do. */
-export class ManifestError extends Error {
-  constructor(
-    readonly file: string,
-    readonly key: string,
-    readonly problem: string,
-    readonly fix: string,
-  ) {
-    super(`${file}: ${key}: ${problem} (${fix})`);
-    this.name = "ManifestError";
-  }
+  /** The argument validators, beside the generated module as `<name>.validators.gen.ts`. */
+  validatorsFile: string;
 }
 
 const SEMVER_REQ = /^\s*(?:[=^~<>]=?|)\s*v?\d+(?:\.\d+){0,2}(?:-[0-9A-Za-z.-]+)?(?:\s*,?\s*(?:[=^~<>]=?)\s*\d+(?:\.\d+){0,2})*\s*$/;
@@ -70,17 +67,12 @@ const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !
 /** Read and check `manifest.toml` (path to the file or its directory). */
 export function loadAuthorManifest(path: string): AuthorManifest {
   let file = resolve(path);
-  if (existsSync(file) && !file.endsWith(".toml")) file = resolve(file, "manifest.toml");
+  if (existsSync(file) && statSync(file).isDirectory()) file = resolve(file, "manifest.toml");
   if (!existsSync(file)) throw new ManifestError(file, "(file)", "not found", "create manifest.toml or run `bun create octet-extension NAME`");
   const fail = (key: string, problem: string, fix: string): never => {
     throw new ManifestError(file, key, problem, fix);
   };
-  let raw: Obj;
-  try {
-    raw = Bun.TOML.parse(readFileSync(file, "utf8")) as Obj;
-  } catch (error) {
-    return fail("(syntax)", `invalid TOML: ${(error as Error).message}`, "fix the TOML syntax");
-  }
+  const raw: Obj = parseToml(readFileSync(file, "utf8"), file);
   for (const key of Object.keys(raw)) if (!TOP.includes(key)) fail(key, "unknown key", `remove it; allowed: ${TOP.join(", ")}`);
   const dir = dirname(file);
   const name = raw.name;
@@ -153,12 +145,15 @@ export function loadAuthorManifest(path: string): AuthorManifest {
 
   const tools = table(raw.tools, "tools", fail).map(([toolName, spec]) => {
     if (!IDENT.test(toolName)) fail(`tools.${toolName}`, "is not a valid tool name", "use ^[A-Za-z_][A-Za-z0-9_.-]{0,63}$");
-    for (const key of Object.keys(spec)) if (!["description", "parameters", "output_schema"].includes(key)) fail(`tools.${toolName}.${key}`, "unknown key", "allowed: description, parameters, output_schema");
+    for (const key of Object.keys(spec)) if (!["description", "parameters", "output_schema", "validate"].includes(key)) fail(`tools.${toolName}.${key}`, "unknown key", "allowed: description, parameters, output_schema, validate");
     if (typeof spec.description !== "string" || spec.description.trim() === "") fail(`tools.${toolName}.description`, "is missing or blank", "describe what the tool does for the model");
-    const tool: ToolSpec = { name: toolName, description: spec.description as string, parameters: schemaOf(spec.parameters, `tools.${toolName}.parameters`, dir, fail) ?? { type: "object" } };
+    if (spec.validate !== undefined && typeof spec.validate !== "boolean") fail(`tools.${toolName}.validate`, "must be true or false", "set validate = false only if the handler checks its own arguments");
+    const parameters = loadSchema(spec.parameters, `tools.${toolName}.parameters`, dir, fail) ?? { type: "object" };
+    checkParameters(parameters, `tools.${toolName}.parameters`, fail);
+    const tool: ToolSpec = { name: toolName, description: spec.description as string, parameters, validate: spec.validate !== false };
     if (spec.output_schema !== undefined) {
       if (api === "0.1") fail(`tools.${toolName}.output_schema`, "requires api_version 0.2", 'remove it or set api_version = "0.2"');
-      const schema = schemaOf(spec.output_schema, `tools.${toolName}.output_schema`, dir, fail)!;
+      const schema = loadSchema(spec.output_schema, `tools.${toolName}.output_schema`, dir, fail)!;
       try {
         checkOutputSchema(schema);
       } catch (error) {
@@ -178,13 +173,14 @@ export function loadAuthorManifest(path: string): AuthorManifest {
     if (spec.usage !== undefined) command.usage = spec.usage as string;
     return command;
   });
+  if (contributes.menu === true && api === "0.1") fail("contributes.menu", "requires api_version 0.2", 'remove it or set api_version = "0.2"');
   if (contributes.menu === true && commands.length === 0) fail("contributes.menu", "needs at least one command", "declare a [commands.NAME] table");
 
   const source = raw.source ?? {};
   if (!isObj(source)) return fail("source", "must be a table", "write [source]");
   for (const key of Object.keys(source)) if (!["file", "generated"].includes(key)) fail(`source.${key}`, "unknown key", "allowed: file, generated");
-  const sourceFile = resolve(dir, typeof source.file === "string" ? source.file : "src/extension.ts");
-  const generatedFile = resolve(dir, typeof source.generated === "string" ? source.generated : sourceFile.replace(/\.ts$/, ".gen.ts"));
+  const { sourceFile, generatedFile, validatorsFile } = sourcePaths(dir, source, fail);
+  const runtime = runtimeTable(raw.runtime, api as "0.1" | "0.2", fail);
 
   const manifest: AuthorManifest = {
     path: file,
@@ -198,11 +194,12 @@ export function loadAuthorManifest(path: string): AuthorManifest {
     commands,
     sourceFile,
     generatedFile,
+    validatorsFile,
   };
   if (raw.requires_octet !== undefined) manifest.requiresOctet = raw.requires_octet as string;
   if (raw.description !== undefined) manifest.description = raw.description as string;
   if (entrypoint) manifest.entrypoint = entrypoint;
-  if (isObj(raw.runtime)) manifest.runtime = raw.runtime;
+  if (runtime) manifest.runtime = runtime;
   return manifest;
 }
 
@@ -213,23 +210,4 @@ function table(value: unknown, key: string, fail: (k: string, p: string, f: stri
     if (!isObj(spec)) return fail(`${key}.${name}`, "must be a table", `write [${key}.${name}] with a description`);
     return [name, spec] as [string, Obj];
   });
-}
-
-/** An inline schema table, or a path to a `.json` file relative to the manifest. */
-function schemaOf(value: unknown, key: string, dir: string, fail: (k: string, p: string, f: string) => never): Obj | undefined {
-  if (value === undefined) return undefined;
-  let schema: unknown = value;
-  if (typeof value === "string") {
-    if (!value.endsWith(".json") || isAbsolute(value)) fail(key, `${JSON.stringify(value)} is not a relative .json path`, "give an inline table or a path like \"schemas/args.json\"");
-    const file = resolve(dir, value);
-    if (!existsSync(file)) fail(key, `${value} does not exist`, "create the schema file or fix the path");
-    try {
-      schema = JSON.parse(readFileSync(file, "utf8"));
-    } catch (error) {
-      fail(key, `${value} is not valid JSON: ${(error as Error).message}`, "fix the JSON");
-    }
-  }
-  if (!isObj(schema)) return fail(key, "must be a JSON Schema object", 'e.g. { type = "object", properties = { ... } }');
-  if (key.endsWith(".parameters") && schema.type !== undefined && schema.type !== "object") fail(key, "must describe an object (type = \"object\")", "tool arguments are always a JSON object");
-  return schema;
 }

@@ -1,5 +1,6 @@
 import { dirname, relative } from "node:path";
-import { IndentationText, Node, Project, QuoteKind, type ObjectLiteralExpression, type SourceFile, type WriterFunction } from "ts-morph";
+import { IndentationText, Node, Project, QuoteKind, type ObjectLiteralExpression, type SourceFile } from "ts-morph";
+import { ToolError } from "./errors.ts";
 import type { AuthorManifest } from "./manifest.ts";
 
 /**
@@ -10,7 +11,7 @@ import type { AuthorManifest } from "./manifest.ts";
  */
 
 /** The source file could not be edited safely; nothing was written. */
-export class SourceError extends Error {
+export class SourceError extends ToolError {
   override name = "SourceError";
 }
 
@@ -64,36 +65,83 @@ export function updateSource(m: AuthorManifest, text: string): SourceUpdate {
     ["tools", m.tools.map((t) => t.name)],
     ["commands", m.commands.map((c) => c.name)],
   ];
+  // Edits are computed on the original text and spliced in from the end, so
+  // nothing but the inserted stubs (and a comma after the last handler) changes.
+  const edits: { at: number; end: number; text: string }[] = [];
+  const missingSections: string[] = [];
   for (const [section, declared] of sections) {
-    let object = sectionObject(handlers, section, m.sourceFile);
-    if (!object) {
-      if (declared.length === 0) continue;
-      handlers.addPropertyAssignment({ name: section, initializer: "{}" });
-      object = sectionObject(handlers, section, m.sourceFile)!;
-    }
-    const present = new Set(object.getProperties().map(propertyName).filter((n): n is string => n !== undefined));
-    for (const name of declared) {
-      if (present.has(name)) continue;
-      object.addPropertyAssignment({ name: IDENTIFIER.test(name) ? name : JSON.stringify(name), initializer: stub(section, name) });
-      added.push(`${section}.${name}`);
-    }
+    const object = sectionObject(handlers, section, m.sourceFile);
+    const present = object ? new Set(object.getProperties().map((p) => propertyName(p, m.sourceFile)).filter((n): n is string => n !== undefined)) : new Set<string>();
+    const missing = declared.filter((name) => !present.has(name));
+    for (const name of missing) added.push(`${section}.${name}`);
     for (const name of present) if (!declared.includes(name)) orphans.push(`${section}.${name}`);
+    if (missing.length === 0) continue;
+    if (!object) {
+      missingSections.push(`${section}: {\n${missing.map((name) => stubText(section, name, "  ")).join("")}},\n`);
+      continue;
+    }
+    edits.push(...insertProperties(text, object, missing.map((name) => (indent: string) => stubText(section, name, indent))));
   }
-  const next = file.getFullText();
+  if (missingSections.length > 0) {
+    edits.push(...insertProperties(text, handlers, missingSections.map((block) => (indent: string) => block.replace(/^(?=.)/gm, indent))));
+  }
+  let next = text;
+  for (const edit of edits.sort((a, b) => b.at - a.at)) next = next.slice(0, edit.at) + edit.text + next.slice(edit.end);
   return { text: next === text ? undefined : next, added, orphans };
 }
 
-function stub(section: "tools" | "commands", name: string): WriterFunction {
-  const what = section === "tools" ? "tool" : "command";
-  const message = JSON.stringify(`${what} \`${name}\` is not implemented yet`);
-  return (writer) => writer.write("async (args, ctx) => {").newLine().write(`  throw new Error(${message});`).newLine().write("}");
+/** A property key that defines an own property whatever the name (`__proto__` needs a computed key). */
+function propertyKey(name: string): string {
+  if (name === "__proto__") return '["__proto__"]';
+  return IDENTIFIER.test(name) ? name : JSON.stringify(name);
 }
 
-function propertyName(node: Node): string | undefined {
+function stubText(section: "tools" | "commands", name: string, indent: string): string {
+  const what = section === "tools" ? "tool" : "command";
+  const message = JSON.stringify(`${what} \`${name}\` is not implemented yet`);
+  return `${indent}${propertyKey(name)}: async (args, ctx) => {\n${indent}  throw new Error(${message});\n${indent}},\n`;
+}
+
+/**
+ * Edits that append properties (each rendered for the object's property
+ * indentation, ending in ",\n") before the object's closing brace, adding a
+ * comma after the last existing property when it has none.
+ */
+function insertProperties(text: string, object: ObjectLiteralExpression, render: ((indent: string) => string)[]): { at: number; end: number; text: string }[] {
+  const open = object.getStart();
+  const close = object.getEnd() - 1;
+  const lineStart = (pos: number) => text.lastIndexOf("\n", pos - 1) + 1;
+  const indentAt = (pos: number) => /^[ \t]*/.exec(text.slice(lineStart(pos)))![0];
+  const properties = object.getProperties();
+  const closeIndent = indentAt(close);
+  const indent = properties.length > 0 ? indentAt(properties[0]!.getStart()) : `${closeIndent}  `;
+  const body = render.map((r) => r(indent)).join("");
+  const edits: { at: number; end: number; text: string }[] = [];
+  // `{}` or `{ }`: the properties go on lines of their own.
+  if (properties.length === 0 && text.slice(open + 1, close).trim() === "") return [{ at: open + 1, end: close, text: `\n${body}${closeIndent}` }];
+  const last = properties[properties.length - 1];
+  if (last && !object.compilerNode.properties.hasTrailingComma) edits.push({ at: last.getEnd(), end: last.getEnd(), text: "," });
+  // Insert at the start of the closing brace's line when it is on a line of its own, else before the brace.
+  const braceLine = lineStart(close);
+  if (text.slice(braceLine, close).trim() === "" && braceLine > (last?.getEnd() ?? open)) edits.push({ at: braceLine, end: braceLine, text: body });
+  else edits.push({ at: close, end: close, text: `\n${body}${closeIndent}` });
+  return edits;
+}
+
+function propertyName(node: Node, path: string): string | undefined {
   if (Node.isPropertyAssignment(node) || Node.isMethodDeclaration(node) || Node.isShorthandPropertyAssignment(node)) {
     const nameNode = node.getNameNode();
-    if (Node.isStringLiteral(nameNode) || Node.isNoSubstitutionTemplateLiteral(nameNode)) return nameNode.getLiteralValue();
-    return nameNode.getText();
+    if (Node.isComputedPropertyName(nameNode)) {
+      const expression = nameNode.getExpression();
+      if (Node.isStringLiteral(expression) || Node.isNoSubstitutionTemplateLiteral(expression)) return expression.getLiteralValue();
+      return nameNode.getText();
+    }
+    const name = Node.isStringLiteral(nameNode) || Node.isNoSubstitutionTemplateLiteral(nameNode) ? nameNode.getLiteralValue() : nameNode.getText();
+    if (name === "__proto__" && Node.isPropertyAssignment(node)) {
+      const { line } = node.getSourceFile().compilerNode.getLineAndCharacterOfPosition(node.getStart());
+      throw new SourceError(`${path}:${line + 1}: \`__proto__: …\` sets the object's prototype instead of adding a handler — write \`["__proto__"]: …\`; nothing was written`);
+    }
+    return name;
   }
   return undefined;
 }

@@ -13,7 +13,8 @@ import { routeConsoleWhenHosted, writeStderrLine } from "./wire/stdio.ts";
 // Runs at import: under an octet host, console output is structured from here on (spec §1.3).
 routeConsoleWhenHosted(new Logger(writeStderrLine));
 
-export { Extension, type ExtensionOptions, type RunOptions, type DynamicToolDefinition } from "./runtime/extension.ts";
+export { Extension, type ExtensionOptions, type RunOptions, type ToolOptions, type DynamicToolDefinition } from "./runtime/extension.ts";
+export type { ArgumentIssue, ArgumentValidator } from "./runtime/arguments.ts";
 export { textContent, imageContent, audioContent, toolResult, persistenceMetadata, postMutationRescan, providerRetryDelay } from "./runtime/content.ts";
 export type { ProgressEvent } from "./runtime/progress.ts";
 export type { ArtifactSource, PolicyIntent, PolicyDecision } from "./runtime/services.ts";

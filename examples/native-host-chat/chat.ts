@@ -17,7 +17,7 @@ import { parseArgs } from "node:util";
 import { dirname, resolve } from "node:path";
 import { HostSpawnError, minimalEnv, NativeHost, type RunEvent, type RunResult } from "../../src/native-host/index.ts";
 
-const DOUBLE = resolve(import.meta.dir, "../../bin/octet-host-double");
+const DOUBLE = resolve(import.meta.dir, "../../src/bin/octet-host-double");
 
 const { values, positionals } = parseArgs({
   args: Bun.argv.slice(2),

@@ -35,6 +35,7 @@ import type {
   Surface,
   ToolHandler,
 } from "./types.ts";
+import type { ArgumentValidator } from "./arguments.ts";
 import { checkContextEntry, checkStatusEntry, notificationParams } from "./validate.ts";
 import * as agents from "./agents.ts";
 import { type CatalogUpdate, MAX_CATALOG_TOOLS } from "./catalog.ts";
@@ -79,6 +80,12 @@ export interface ExtensionOptions {
 }
 
 /** I/O overrides for embedding the runtime (tests); by default it claims stdin/stdout. */
+/** Per-tool options of `ext.tool()`. */
+export interface ToolOptions {
+  /** Checks each call's arguments before the handler runs (`gen` writes these from manifest.toml's schemas). */
+  validate?: ArgumentValidator;
+}
+
 export interface RunOptions {
   input?: ReadableStream<Uint8Array>;
   output?: FrameSink;
@@ -136,6 +143,9 @@ export class Extension {
    * Register a model tool. `parameters` defaults to `{"type":"object"}`;
    * `outputSchema` is API 0.2 only. A thrown `Error` becomes an `is_error`
    * result with the error's message; a thrown `RpcError` becomes an error reply.
+   * With `options.validate` the arguments are checked first and a mismatch is
+   * answered with an `is_error` result naming each path and rule (the handler
+   * does not run); `gen` passes one for every tool declared in manifest.toml.
    *
    * @example
    * ext.tool({ name: "hello_world", description: "Greet someone",
@@ -145,8 +155,9 @@ export class Extension {
   tool<Args = JsonObject>(
     definition: { name: string; description: string; parameters?: JsonObject; outputSchema?: JsonObject },
     handler: ToolHandler<Args>,
+    options: ToolOptions = {},
   ): this {
-    this.registry.addTool(definition, handler);
+    this.registry.addTool(definition, handler, options.validate);
     return this;
   }
 

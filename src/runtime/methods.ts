@@ -1,3 +1,4 @@
+import { type ArgumentIssue, invalidArgumentsText } from "./arguments.ts";
 import { ErrorCode, RpcError, errorText } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Session } from "./initialize.ts";
@@ -76,11 +77,20 @@ function toolFailure(env: MethodEnv, tool: ToolEntry, error: unknown): unknown {
   return results.toolErrorResult(env.session.api, text);
 }
 
+function invalidArguments(env: MethodEnv, tool: ToolEntry, issues: readonly ArgumentIssue[]): unknown {
+  env.logger.warning("tool arguments rejected", { tool: tool.definition.name, issues: issues.length });
+  return results.toolErrorResult(env.session.api, invalidArgumentsText(tool.definition.name, issues));
+}
+
 // The hottest method: written out so that a synchronous handler costs no closures.
 const toolCall: Method = (env, raw, ctx) => {
   const params = objectParams("tool/call", raw);
   const tool = env.lookupTool(params);
   const args = params.arguments === undefined ? {} : params.arguments;
+  if (tool.validate !== undefined) {
+    const issues = tool.validate(args);
+    if (issues !== null) return invalidArguments(env, tool, issues);
+  }
   let value: unknown;
   try {
     value = tool.handler(args, ctx);

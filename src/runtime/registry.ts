@@ -1,3 +1,4 @@
+import type { ArgumentValidator } from "./arguments.ts";
 import { MAX_CATALOG_TOOLS } from "./catalog.ts";
 import { checkOutputSchema } from "./structured.ts";
 import type {
@@ -21,6 +22,8 @@ import type {
 export interface ToolEntry {
   definition: ToolDefinition;
   handler: ToolHandler<any>;
+  /** Checks the arguments before the handler runs (see arguments.ts). */
+  validate?: ArgumentValidator;
 }
 
 export interface CommandEntry {
@@ -60,7 +63,7 @@ export class Registry {
     this.frozen = true;
   }
 
-  addTool(definition: { name: string; description: string; parameters?: JsonObject; outputSchema?: JsonObject }, handler: ToolHandler<any>): void {
+  addTool(definition: { name: string; description: string; parameters?: JsonObject; outputSchema?: JsonObject }, handler: ToolHandler<any>, validate?: ArgumentValidator): void {
     this.open("tool");
     const name = nonBlank(definition.name, "tool name");
     nonBlank(definition.description, `tool \`${name}\` description`);
@@ -80,7 +83,8 @@ export class Registry {
       }
       wire.output_schema = definition.outputSchema;
     }
-    this.tools.set(name, { definition: wire, handler });
+    if (validate !== undefined && typeof validate !== "function") throw new Error(`tool \`${name}\`: validate must be a function (args) => issues | null`);
+    this.tools.set(name, validate === undefined ? { definition: wire, handler } : { definition: wire, handler, validate });
   }
 
   addCommand(definition: { name: string; description: string; usage?: string }, handler: CommandHandler): void {

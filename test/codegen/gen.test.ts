@@ -13,7 +13,7 @@ describe("octet-extension gen", () => {
   test("writes the exact host manifest, the typed module, stubs and the dev entry point; a second run changes nothing", async () => {
     const dir = project("weather", WEATHER);
     const first = await gen(dir);
-    expect(first.changed.sort()).toEqual(["bunfig.toml", "extension", "extension.toml", "src/extension.gen.ts", "src/extension.ts"]);
+    expect(first.changed.sort()).toEqual(["bunfig.toml", "extension", "extension.toml", "src/extension.gen.ts", "src/extension.ts", "src/extension.validators.gen.ts"]);
     expect(first.added).toEqual(["tools.get_forecast", "commands.weather"]);
     expect(read(dir, "extension.toml")).toBe(
       [
@@ -74,8 +74,10 @@ describe("octet-extension gen", () => {
     // Everything the author wrote is still there byte for byte; only the stub was inserted.
     const inserted = after.indexOf("    alerts: async");
     expect(inserted).toBeGreaterThan(-1);
-    const stubEnd = after.indexOf("}", after.indexOf("throw new Error", inserted)) + 1;
-    expect(after.slice(0, inserted) + after.slice(stubEnd).replace(/^\n/, "")).toBe(edited);
+    // The stub is indented like its siblings and ends in a comma, as the author's handlers do.
+    expect(after.slice(inserted)).toStartWith('    alerts: async (args, ctx) => {\n      throw new Error("tool `alerts` is not implemented yet");\n    },\n  },');
+    const stubEnd = after.indexOf("},\n", after.indexOf("throw new Error", inserted)) + 3;
+    expect(after.slice(0, inserted) + after.slice(stubEnd)).toBe(edited);
     const logs: string[] = [];
     writeFileSync(join(dir, "manifest.toml"), WEATHER.replace(/\[tools\.get_forecast\][\s\S]*?\n\n/, ""));
     const removed = await gen(dir, { log: (m) => logs.push(m) });
@@ -166,7 +168,7 @@ describe("octet-extension gen", () => {
 describe("the generated module makes the type checker enforce the declarations", () => {
   const variants: [string, (source: string) => string, number | undefined][] = [
     ["all handlers present and typed", (s) => s, undefined],
-    ["a missing handler", (s) => s.replace(/\n {4}weather: async[\s\S]*?\n {6}\}\n/, "\n"), 2741],
+    ["a missing handler", (s) => s.replace(/\n {4}weather: async[\s\S]*?\n {4}\},\n/, "\n"), 2741],
     ["an extra handler", (s) => s.replace("commands: {", 'commands: {\n    extra: () => "x",'), 2353],
     ["a handler whose argument type does not match its schema", (s) => s.replace("get_forecast: async (args, ctx) =>", "get_forecast: async (args: { city: number }, ctx: unknown) =>"), 2322],
   ];

@@ -7,14 +7,37 @@ export const REPO = new URL("../../", import.meta.url).pathname.replace(/\/$/, "
 
 const projects: string[] = [];
 
+/** The tsconfig.json a scaffolded project has (templates/create-octet-extension/scaffold.js). */
+export const TSCONFIG = `${JSON.stringify(
+  {
+    compilerOptions: {
+      target: "ESNext",
+      module: "Preserve",
+      moduleResolution: "bundler",
+      lib: ["ESNext"],
+      types: ["bun"],
+      strict: true,
+      noEmit: true,
+      allowImportingTsExtensions: true,
+      skipLibCheck: true,
+    },
+    include: ["src", "test"],
+  },
+  null,
+  2,
+)}\n`;
+
 /** A fresh extension project directory named `name`, with octet-extension linked to this repo. */
 export function project(name: string, manifest: string): string {
   const root = temporaryDirectory("octet-gen-");
   projects.push(root);
   const dir = join(root, name);
   mkdirSync(join(dir, "node_modules"), { recursive: true });
-  symlinkSync(REPO, join(dir, "node_modules", "octet-extension"));
+  symlinkSync(join(REPO, "src"), join(dir, "node_modules", "octet-extension"));
+  mkdirSync(join(dir, "node_modules", "@types"));
+  symlinkSync(join(REPO, "node_modules", "@types", "bun"), join(dir, "node_modules", "@types", "bun"));
   writeFileSync(join(dir, "manifest.toml"), manifest);
+  writeFileSync(join(dir, "tsconfig.json"), TSCONFIG);
   return dir;
 }
 

@@ -5,7 +5,7 @@ import { dirname, join, resolve } from "node:path";
 import { minimalEnv, NativeHost, type LaunchOptions } from "../../src/native-host/index.ts";
 import type { Scenario, Step } from "../../src/native-host/double/scenario.ts";
 
-export const DOUBLE = resolve(import.meta.dir, "../../bin/octet-host-double");
+export const DOUBLE = resolve(import.meta.dir, "../../src/bin/octet-host-double");
 
 export function tempDir(prefix = "octet-nh-"): string {
   return temporaryDirectory(prefix);

@@ -1,5 +1,5 @@
 /**
- * The host double (`bin/octet-host-double`) itself, at the process level:
+ * The host double (`src/bin/octet-host-double`) itself, at the process level:
  * raw bytes over pipes, no client library. What it must do is spec
  * native-host §2–§13 and §17; `src/native-host/double/scenario.ts` defines
  * its scripts.
@@ -15,7 +15,7 @@ import { decodeRequestLine } from "../../src/native-host/double/decode.ts";
 import type { Scenario, Step } from "../../src/native-host/double/scenario.ts";
 import { validateRun } from "../../src/native-host/double/validate-run.ts";
 
-const DOUBLE = resolve(import.meta.dir, "../../bin/octet-host-double");
+const DOUBLE = resolve(import.meta.dir, "../../src/bin/octet-host-double");
 const MAIN = resolve(import.meta.dir, "../../src/native-host/double/main.ts");
 const LIMIT = 1_048_576;
 

@@ -1,43 +1,64 @@
 import { describe, expect, test } from "bun:test";
 import { temporaryDirectory } from "octet-extension/testing";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathWithBun } from "../../src/testing/launch.ts";
 
-const REPO = new URL("../../", import.meta.url).pathname;
+// The initializer alone (no install). The whole journey, from a registry, is test/registry/journey.test.ts.
+const INIT = join(import.meta.dir, "../../templates/create-octet-extension/index.js");
+const NODE = Bun.which("node");
 
-describe("bun create octet-extension (offline, linked to this checkout)", () => {
-  test("scaffold → bun install → gen → test → build, as an author would", () => {
-    // A private Bun home: `bun link` and the install cache stay out of the user's.
-    const env = { ...process.env, BUN_INSTALL: temporaryDirectory("bun-home-"), PATH: pathWithBun(process.env.PATH) };
-    const bun = process.execPath;
-    const run = (argv: string[], cwd: string, extraEnv: Record<string, string> = {}) => {
-      const result = Bun.spawnSync(argv, { cwd, env: { ...env, ...extraEnv }, stdout: "pipe", stderr: "pipe" });
-      const output = result.stdout.toString() + result.stderr.toString();
-      if (result.exitCode !== 0) throw new Error(`${argv.join(" ")} failed (${result.exitCode}):\n${output}`);
-      return output;
-    };
-    run([bun, "link"], REPO);
-    const parent = temporaryDirectory("octet-create-");
-    const dir = join(parent, "weather-now");
-    expect(run([bun, "create", "octet-extension", dir, "--link"], REPO)).toContain(`created ${dir}`);
-    expect(readFileSync(join(dir, "manifest.toml"), "utf8")).toContain('name = "weather-now"');
-    expect(readFileSync(join(dir, "manifest.toml"), "utf8")).toContain('api_version = "0.2"');
-    expect(run([bun, "install", "--offline"], dir)).toContain("wrote extension.toml");
-    expect(run([bun, "run", "gen"], dir)).toContain("nothing to change");
-    // The scaffold's preload removes the test host's temporary workspace after the run.
-    const testTmp = temporaryDirectory("scaffold-tmp-");
-    const tested = run([bun, "test"], dir, { TMPDIR: testTmp });
-    expect(tested).toMatch(/1 pass/);
-    expect(tested).toMatch(/0 fail/);
-    expect(readdirSync(testTmp)).toEqual([]);
-    run([bun, "run", "build"], dir);
-    expect(existsSync(join(dir, "dist/weather-now/weather-now.bin"))).toBe(true);
-    expect(existsSync(join(dir, "dist/weather-now-0.1.0.tar.gz"))).toBe(true);
-    // A bad name is refused with a clear error and nothing is created.
-    const bad = Bun.spawnSync([bun, "create", "octet-extension", join(parent, "Bad_Name")], { cwd: REPO, env, stdout: "pipe", stderr: "pipe" });
-    expect(bad.exitCode).not.toBe(0);
-    expect(bad.stderr.toString() + bad.stdout.toString()).toContain("cannot name an octet extension");
-    expect(existsSync(join(parent, "Bad_Name"))).toBe(false);
-  }, 180_000);
+function create(runtime: string, args: string[], agent?: string) {
+  const cwd = temporaryDirectory("octet-create-");
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: cwd };
+  if (agent !== undefined) env.npm_config_user_agent = agent;
+  const result = Bun.spawnSync([runtime, INIT, ...args], { cwd, env, stdout: "pipe", stderr: "pipe" });
+  return { cwd, exitCode: result.exitCode, out: result.stdout.toString(), err: result.stderr.toString() };
+}
+
+const packageOf = (dir: string) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+
+describe("create-octet-extension", () => {
+  test("under bun create: the kit from the registry, tools and type checking as dev dependencies, no Bun dependency", () => {
+    const run = create(process.execPath, ["weather"], "bun/1.4.4 npm/? node/v24.3.0 linux x64");
+    expect(run.exitCode).toBe(0);
+    expect(run.out).toContain("bun install");
+    const pkg = packageOf(join(run.cwd, "weather"));
+    expect(pkg.dependencies).toEqual({ "octet-extension": "^0.1.0" });
+    expect(pkg.devDependencies).toEqual({ "@types/bun": "1.4.4", "octet-extension-tools": "^0.1.0", typescript: "^5.9.3" });
+    expect(pkg.scripts).toMatchObject({ gen: "octet-extension gen", typecheck: "tsc --noEmit -p .", test: "bun test", build: "octet-extension build", postinstall: "octet-extension gen" });
+    expect(readFileSync(join(run.cwd, "weather/manifest.toml"), "utf8")).toContain('name = "weather"');
+  });
+
+  test("under npm create (Node only): Bun comes as a dev dependency and the steps use npm", () => {
+    expect(NODE).not.toBeNull();
+    const run = create(NODE!, ["weather"], "npm/11.6.2 node/v20.20.2 linux x64 workspaces/false");
+    expect(run.exitCode).toBe(0);
+    expect(run.out).toContain("npm install");
+    expect(packageOf(join(run.cwd, "weather")).devDependencies.bun).toBe("1.4.4");
+  });
+
+  test("--link takes both packages from bun link", () => {
+    const run = create(process.execPath, ["weather", "--link"], "bun/1.4.4");
+    const pkg = packageOf(join(run.cwd, "weather"));
+    expect(pkg.dependencies["octet-extension"]).toBe("link:octet-extension");
+    expect(pkg.devDependencies["octet-extension-tools"]).toBe("link:octet-extension-tools");
+  });
+
+  test("a bad name, a non-empty directory, an unknown option and no name are refused with a clear error; nothing is created", () => {
+    const bad = create(process.execPath, ["Bad_Name"]);
+    expect(bad.exitCode).toBe(1);
+    expect(bad.err).toContain('"Bad_Name" cannot name an octet extension');
+    expect(existsSync(join(bad.cwd, "Bad_Name"))).toBe(false);
+    const unknown = create(process.execPath, ["weather", "--frobnicate"]);
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.err).toContain("unknown option --frobnicate");
+    expect(existsSync(join(unknown.cwd, "weather"))).toBe(false);
+    const none = create(process.execPath, []);
+    expect(none.exitCode).toBe(2);
+    expect(none.err).toContain("name the extension to create");
+    const first = create(process.execPath, ["weather"]);
+    const again = Bun.spawnSync([process.execPath, INIT, "weather"], { cwd: first.cwd, stdout: "pipe", stderr: "pipe" });
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr.toString()).toContain("exists and is not empty");
+  });
 });

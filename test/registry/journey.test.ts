@@ -1,0 +1,175 @@
+/**
+ * From zero to a shipped extension, as a stranger does it (issue 10): the
+ * three packages are packed as `npm publish` would upload them and published
+ * to a private Verdaccio on loopback together with every third-party package
+ * they need (from npm's cache: nothing leaves the machine). Then, in an empty
+ * directory with a HOME of its own and nothing from this checkout on PATH,
+ * the README's commands run as printed — once with only Bun, once with only
+ * Node and npm — and the built bundle is started as octet starts it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { TestHost, temporaryDirectory } from "octet-extension/testing";
+import { pack } from "../../scripts/pack.ts";
+import { clientEnv, lockfileClosure, packFromNpmCache, publishTarballs, type Registry, run, startRegistry, writeClientConfig } from "./registry.ts";
+
+const REPO = join(import.meta.dir, "../..");
+/** What a shell session needs besides the package managers (no node, no bun). */
+const TOOLS = ["sh", "dash", "bash", "env", "tar", "gzip", "cat", "ls", "mkdir", "rm", "cp", "mv", "chmod", "uname", "sha256sum", "dirname", "basename", "readlink", "sed", "grep", "head", "tail", "tr", "wc", "sort", "mktemp", "id"];
+
+let registry: Registry;
+const published: string[] = [];
+
+beforeAll(async () => {
+  registry = await startRegistry();
+  const scratch = temporaryDirectory("journey-packages-");
+  const ours = pack(join(scratch, "ours"));
+  // Everything the scaffold installs on either route, at the versions this checkout's lockfile pins.
+  const theirs = await packFromNpmCache(lockfileClosure(join(REPO, "package-lock.json"), ["codegen", "@types/bun", "bun"]), join(scratch, "theirs"));
+  const missing = theirs.skipped.filter((s) => !s.name.startsWith("@oven/bun-") || s.name === "@oven/bun-linux-x64");
+  if (missing.length > 0) throw new Error(`npm's cache lacks ${missing.map((s) => `${s.name}@${s.version}`).join(", ")}: run npm ci first`);
+  for (const spec of await publishTarballs(registry.url, [...ours, ...theirs])) published.push(`${spec.name}@${spec.version}`);
+}, 240_000);
+
+afterAll(async () => {
+  await registry?.stop();
+});
+
+/** A private PATH directory holding `programs` (name → path) and the shell tools; nothing of this checkout. */
+function pathDir(programs: Record<string, string>): string {
+  const bin = temporaryDirectory("journey-bin-");
+  for (const [name, path] of Object.entries(programs)) copyOrLink(path, join(bin, name));
+  for (const tool of TOOLS) {
+    const found = Bun.which(tool, { PATH: "/usr/bin:/bin" });
+    if (found) symlinkSync(found, join(bin, tool));
+  }
+  return bin;
+}
+
+function copyOrLink(path: string, to: string): void {
+  if (path.startsWith(REPO)) copyFileSync(path, to); // a copy: nothing on PATH points into the checkout
+  else symlinkSync(path, to);
+  Bun.spawnSync(["chmod", "+x", to]);
+}
+
+interface Session {
+  step(command: string, cwd?: string): Promise<string>;
+  fails(command: string, cwd?: string): Promise<string>;
+  timings: Record<string, number>;
+}
+
+function session(bin: string, home: string, work: string): Session {
+  const env = { ...clientEnv(home, bin), TMPDIR: temporaryDirectory("journey-tmp-") };
+  const timings: Record<string, number> = {};
+  const exec = async (command: string, cwd: string) => {
+    const started = performance.now();
+    const result = await run([join(bin, "sh"), "-c", command], { cwd, env, timeoutMs: 300_000 });
+    timings[command] = (performance.now() - started) / 1000;
+    return { ...result, output: `${result.stdout}${result.stderr}` };
+  };
+  return {
+    timings,
+    async step(command, cwd = work) {
+      const result = await exec(command, cwd);
+      if (result.code !== 0) throw new Error(`\`${command}\` exited ${result.code}:\n${result.output}`);
+      return result.output;
+    },
+    async fails(command, cwd = work) {
+      const result = await exec(command, cwd);
+      if (result.code === 0) throw new Error(`\`${command}\` should have failed:\n${result.output}`);
+      return result.output;
+    },
+  };
+}
+
+const FORECAST = `
+[tools.get_forecast]
+description = "Get the forecast for a city"
+parameters = { type = "object", properties = { city = { type = "string" }, days = { type = "integer", minimum = 1 } }, required = ["city"] }
+`;
+
+/** The README's loop after install: declare a tool, gen, implement, type-check (and be refused), test, build, run. */
+async function authorLoop(s: Session, dir: string, runScript: (name: string) => string, testCommand: string): Promise<void> {
+  writeFileSync(join(dir, "manifest.toml"), readFileSync(join(dir, "manifest.toml"), "utf8") + FORECAST);
+  expect(await s.step(runScript("gen"), dir)).toContain("added stub for tools.get_forecast");
+  const source = join(dir, "src/extension.ts");
+  const withStub = readFileSync(source, "utf8");
+  expect(withStub).toContain('    get_forecast: async (args, ctx) => {\n      throw new Error("tool `get_forecast` is not implemented yet");\n    },\n');
+  const implemented = withStub.replace(/get_forecast: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, "get_forecast: (args) => `Sunny in ${args.city} for ${args.days ?? 1} day(s)`,");
+  // A type error is caught by typecheck, and build refuses to ship it.
+  writeFileSync(source, withStub.replace(/get_forecast: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, "get_forecast: (args) => {\n      const oops: number = args.city;\n      return `${oops}`;\n    },"));
+  expect(await s.fails(runScript("typecheck"), dir)).toContain("error TS");
+  expect(await s.fails(runScript("build"), dir)).toContain("the project does not type-check");
+  expect(existsSync(join(dir, "dist"))).toBe(false);
+  writeFileSync(source, implemented);
+  await s.step(runScript("typecheck"), dir);
+  const tested = await s.step(testCommand, dir);
+  expect(tested).toMatch(/\b2 pass\b/);
+  expect(tested).toMatch(/\b0 fail\b/);
+  const built = await s.step(runScript("build"), dir);
+  expect(built).toContain("warning: no requires_octet");
+  expect(existsSync(join(dir, "dist/weather/weather.bin"))).toBe(true);
+  // Started as octet starts an installed extension: staged wrapper, cleared environment without Bun or Node.
+  const installed = join(temporaryDirectory("journey-octet-"), "extensions", "weather");
+  mkdirSync(join(installed, ".."), { recursive: true });
+  Bun.spawnSync(["cp", "-R", join(dir, "dist/weather"), installed]);
+  const host = await TestHost.start(installed, { env: { PATH: "/nonexistent" }, addBunToPath: false });
+  await host.initialize();
+  expect(await host.callTool("get_forecast", { city: "Oslo", days: 2 })).toEqual({ content: [{ type: "text", text: "Sunny in Oslo for 2 day(s)" }], is_error: false, metadata: {} });
+  const rejected = await host.callTool("get_forecast", { city: "Oslo", days: 0 });
+  expect(JSON.stringify(rejected)).toContain("/days must be >= 1 (rule: minimum)");
+  expect(await host.callTool("hello", { name: "Ada" })).toMatchObject({ content: [{ text: "Hello, Ada!" }] });
+  expect(await host.shutdown()).toBe(0);
+  expect(host.violations).toEqual([]);
+}
+
+const BUN_BINARY = realpathSync(join(REPO, "node_modules/.bin/bun"));
+
+describe("the README's front door, against a registry", () => {
+  test("the packages and their dependencies are served; anything unpublished is not", async () => {
+    expect(published).toContain("octet-extension@0.1.0");
+    expect(published).toContain("octet-extension-tools@0.1.0");
+    expect(published).toContain("create-octet-extension@0.1.0");
+    expect((await fetch(`${registry.url}left-pad`)).status).toBe(404);
+    // The runtime package a bundle depends on has no dependencies at all.
+    const runtime = (await (await fetch(`${registry.url}octet-extension`)).json()) as { versions: Record<string, Record<string, unknown>> };
+    const manifest = runtime.versions["0.1.0"]!;
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(manifest.optionalDependencies ?? {}).toEqual({});
+  });
+
+  test("with only Bun: bun create → bun install → gen → typecheck → bun test → bun run build → run the bundle", async () => {
+    const bin = pathDir({ bun: BUN_BINARY });
+    expect(Bun.which("node", { PATH: bin })).toBeNull();
+    const home = temporaryDirectory("journey-home-");
+    writeClientConfig(home, registry.url);
+    const work = temporaryDirectory("journey-work-");
+    const s = session(bin, home, work);
+    expect(await s.step("bun create octet-extension weather")).toContain("bun install");
+    const dir = join(work, "weather");
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    expect(pkg.devDependencies.bun).toBeUndefined();
+    expect(await s.step("bun install", dir)).toContain("wrote extension.toml");
+    await authorLoop(s, dir, (name) => `bun run ${name}`, "bun test");
+    console.log(`journey (bun): ${Object.entries(s.timings).map(([c, t]) => `${c} ${t.toFixed(1)} s`).join("; ")}`);
+  }, 300_000);
+
+  test("with only Node and npm: npm create → npm install → gen → typecheck → npm test → npm run build → run the bundle", async () => {
+    const node = Bun.which("node", { PATH: "/usr/local/bin:/usr/bin:/bin" })!;
+    const npm = realpathSync(Bun.which("npm", { PATH: "/usr/local/bin:/usr/bin:/bin" })!);
+    const npx = realpathSync(Bun.which("npx", { PATH: "/usr/local/bin:/usr/bin:/bin" })!);
+    const bin = pathDir({ node, npm, npx });
+    expect(Bun.which("bun", { PATH: bin })).toBeNull();
+    const home = temporaryDirectory("journey-home-");
+    writeClientConfig(home, registry.url);
+    const work = temporaryDirectory("journey-work-");
+    const s = session(bin, home, work);
+    expect(await s.step("npm create octet-extension weather")).toContain("npm install");
+    const dir = join(work, "weather");
+    expect(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).devDependencies.bun).toBe("1.4.4");
+    expect(await s.step("npm install", dir)).toContain("wrote extension.toml");
+    await authorLoop(s, dir, (name) => `npm run ${name}`, "npm test");
+    console.log(`journey (npm): ${Object.entries(s.timings).map(([c, t]) => `${c} ${t.toFixed(1)} s`).join("; ")}`);
+  }, 300_000);
+});
