@@ -64,6 +64,8 @@ export interface ExtensionOptions {
   supportedFeatures?: string[];
   /** Lowest log level written to stderr (default `info`). */
   logLevel?: LogLevel;
+  /** Where log lines go instead of stderr (one JSON object per call, without the newline); for embedding and tests. */
+  logOutput?: (line: string) => void;
   /**
    * This SDK only (no Python counterpart): frame traffic (bytes read + length
    * written, checked after each read) after which the runtime asks Bun for a
@@ -106,12 +108,12 @@ export class Extension {
   readonly log: Logger;
   readonly apiVersion: ApiVersion;
   protected readonly registry: Registry;
-  private readonly options: Required<Omit<ExtensionOptions, "apiVersion" | "logLevel" | "handleUncaught">>;
+  private readonly options: Required<Omit<ExtensionOptions, "apiVersion" | "logLevel" | "logOutput" | "handleUncaught">>;
   protected connection: Connection | undefined;
   private running = false;
 
   constructor(options: ExtensionOptions = {}) {
-    this.log = new Logger(writeStderrLine, options.logLevel ?? "info");
+    this.log = new Logger(options.logOutput ?? writeStderrLine, options.logLevel ?? "info");
     routeConsoleWhenHosted(this.log);
     this.apiVersion = resolveApiVersion(options.apiVersion, this.log);
     if (options.handleUncaught !== false) installErrorLogging(this.log);

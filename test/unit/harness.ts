@@ -12,7 +12,9 @@ export async function inProcess(
   options: { api?: "0.1" | "0.2"; contributes?: Obj; features?: string[]; extension?: ExtensionOptions } = {},
 ) {
   const api = options.api ?? "0.2";
-  const ext = new Extension({ apiVersion: api, handleUncaught: false, ...options.extension });
+  // Log lines are kept here (see `logs` below), not written into the test runner's output.
+  const logs: Obj[] = [];
+  const ext = new Extension({ apiVersion: api, handleUncaught: false, logOutput: (line) => void logs.push(JSON.parse(line)), ...options.extension });
   setup(ext);
   const frames: Obj[] = [];
   const waiters: { predicate: (f: Obj) => boolean; resolve: (f: Obj) => void }[] = [];
@@ -53,5 +55,5 @@ export async function inProcess(
     send({ id, method: "tool/call", params: { name, arguments: args } });
     return waitFor((f) => f.id === id && !("method" in f));
   };
-  return { ext, frames, send, waitFor, callTool };
+  return { ext, frames, logs, send, waitFor, callTool };
 }

@@ -222,6 +222,8 @@ describe("review fixes (API 0.2)", () => {
       expect(reply.error.code).toBe(-32603);
       expect(typeof reply.error.message).toBe("string");
     }
+    // Each failure is logged once, to the logger (the harness keeps the lines out of the runner's output).
+    expect(h.logs.filter((l) => l.message === "request failed").map((l) => l.code)).toEqual(["oops", 1.5, null]);
   });
 
   test("approvals is never advertised without policy_intents (nor decoration without progress)", async () => {
