@@ -14,7 +14,11 @@ const REPO = new URL("../", import.meta.url).pathname;
 function project(tools: number): string {
   const dir = join(mkdtempSync(join(tmpdir(), "octet-gen-bench-")), "bench-ext");
   mkdirSync(join(dir, "node_modules"), { recursive: true });
-  symlinkSync(REPO, join(dir, "node_modules", "octet-extension"));
+  symlinkSync(join(REPO, "src"), join(dir, "node_modules", "octet-extension"));
+  // As scaffolded: build type-checks first, with @types/bun and the scaffold's tsconfig.
+  mkdirSync(join(dir, "node_modules", "@types"));
+  symlinkSync(join(REPO, "node_modules", "@types", "bun"), join(dir, "node_modules", "@types", "bun"));
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { target: "ESNext", module: "Preserve", moduleResolution: "bundler", lib: ["ESNext"], types: ["bun"], strict: true, noEmit: true, allowImportingTsExtensions: true, skipLibCheck: true }, include: ["src"] }));
   const lines = ['name = "bench-ext"', 'version = "0.1.0"', 'api_version = "0.2"', ""];
   for (let i = 0; i < tools; i++) {
     lines.push(
@@ -67,7 +71,7 @@ export async function codegenBench(): Promise<string[]> {
   );
   const t0 = performance.now();
   const built = await build(dir);
-  rows.push(`| build (compile + archive) | ${((performance.now() - t0) / 1000).toFixed(1)} s | — |`);
+  rows.push(`| build (type check + compile + archive) | ${((performance.now() - t0) / 1000).toFixed(1)} s | — |`);
   rows.push(`| bundle: compiled executable | ${(built.executableBytes / 1048576).toFixed(1)} MiB | staged wrapper stays under 64 MiB |`);
   const env = { OCTET_EXTENSION_DIR: join(dir, "dist/bench-ext") };
   const compiled = await coldStart([join(dir, "dist/bench-ext/bench-ext.bin")], env);

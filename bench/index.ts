@@ -5,6 +5,7 @@
 import { compileStandalone } from "../codegen/build.ts";
 import { BenchClient, median } from "./client.ts";
 import { codegenBench } from "./codegen.ts";
+import { validationBench } from "./validation.ts";
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -172,6 +173,7 @@ for (const api of ["0.1", "0.2"] as const) {
   if (rejected > 0) missed++;
   console.log(`| rejected calls at 64 in flight (sdk, worst round) | — | ${rejected} | — | 0 ${rejected === 0 ? "met" : "MISSED"} |`);
 }
+for (const line of await validationBench(out, pinned)) console.log(line);
 rmSync(out, { recursive: true, force: true });
 console.log(missed === 0 ? "\nall runtime targets met" : `\n${missed} runtime target(s) missed`);
 for (const line of await codegenBench()) console.log(line);

@@ -4,7 +4,7 @@
  * stack trace, and nothing is written.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { temporaryDirectory } from "octet-extension/testing";
 import { project, removeProjects, REPO, WEATHER } from "./helpers.ts";
@@ -108,4 +108,22 @@ describe("author-tool errors are one line naming file, key and fix; nothing is w
     expect(run.exitCode).toBe(1);
     expect(run.stderr.trimEnd()).toBe("error: --requires-octet needs a value");
   });
+
+  test("smaller checks: a name that differs from the directory, a missing or inexact requires_octet, a tool answering is_error", async () => {
+    const other = project("weather-dev", WEATHER);
+    expect(cli(other, "gen").stderr).toContain('warning: the project directory is "weather-dev" but name = "weather": octet loads an extension only from a directory named like it');
+    const dir = project("weather", WEATHER);
+    expect(cli(dir, "gen").stderr).not.toContain("warning:");
+    rmSync(join(dir, "tsconfig.json"));
+    const missing = cli(dir, "build");
+    expect(missing.stderr).toContain("warning: no requires_octet: octet installs a bundle only with an exact one");
+    expect(missing.stderr.trimEnd().split("\n").at(-1)).toBe(`error: ${join(dir, "tsconfig.json")} is missing: build type-checks the project first — add one (see docs/manifest.md) or pass --skip-typecheck`);
+    expect(cli(dir, "build", "--requires-octet", "^0.8.0").stderr).toContain('warning: requires_octet = "^0.8.0" is not exact');
+    expect(cli(dir, "build", "--requires-octet", "=0.8.0").stderr).not.toContain("requires_octet");
+    // gen's stubs throw: the tool answers is_error, and call says so with exit status 1.
+    const call = cli(dir, "call", "get_forecast", '{"city":"Oslo"}');
+    expect(call.exitCode).toBe(1);
+    expect(call.stdout).toContain("! the tool answered is_error: true");
+    expect(call.stdout).toContain('"is_error":true');
+  }, 60_000);
 });

@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { gen } from "../../codegen/index.ts";
+import { gen, ManifestError } from "../../codegen/index.ts";
 import { project, removeProjects, typecheck } from "./helpers.ts";
 
 afterAll(removeProjects);
@@ -91,4 +91,82 @@ test("property: random manifest edits keep every handler body byte for byte; tsc
   }
   console.log(`property test (seed ${seed}): ${SEQUENCES} sequences, ${gens} gen runs, ${bodyChecks} body checks, ${typechecks} type checks`);
   expect(gens).toBe(SEQUENCES * (STEPS + 1));
+}, 300_000);
+
+/** Every file under `root` with its contents (to see that nothing outside the lane changed). */
+function snapshot(root: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.name === "node_modules") continue;
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile()) out.set(path, readFileSync(path, "utf8"));
+    }
+  };
+  walk(root);
+  return out;
+}
+
+const PATHS = [
+  undefined,
+  undefined,
+  undefined,
+  "src/extension.ts",
+  "src/main.ts",
+  "generated/types.gen.ts",
+  "src/extension.gen.ts",
+  "src/other.gen.ts",
+  "lib/handlers.ts",
+  "manifest.toml",
+  "extension.toml",
+  "package.json",
+  "../outside.gen.ts",
+  "../../outside.ts",
+  "src/../../escape.gen.ts",
+  "/tmp/absolute.gen.ts",
+  "node_modules/x.gen.ts",
+  "dist/x.gen.ts",
+  "src/extension.validators.gen.ts",
+  "src/x.d.ts",
+  ".gen.ts",
+  "",
+  "src/",
+];
+
+test("property: whatever [source] says, gen writes only inside the project, never over the manifest or the author's file, or refuses before writing", async () => {
+  const seed = Number(process.env.PROPERTY_SEED ?? 20261201);
+  const random = prng(seed);
+  const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
+  let refused = 0;
+  let written = 0;
+  for (let round = 0; round < 40; round++) {
+    const file = pick(PATHS);
+    const generated = pick(PATHS);
+    const source = [file === undefined ? "" : `file = ${JSON.stringify(file)}`, generated === undefined ? "" : `generated = ${JSON.stringify(generated)}`].filter(Boolean);
+    const dir = project("prop", `${manifest(new Map([["t0", "string"]]))}\n[source]\n${source.join("\n")}\n`);
+    const root = join(dir, "..");
+    const sentinel = join(dir, "src/keep.ts");
+    mkdirSync(join(dir, "src"), { recursive: true });
+    writeFileSync(sentinel, "// the author's\n");
+    const before = snapshot(root);
+    const absolute = existsSync("/tmp/absolute.gen.ts");
+    try {
+      const report = await gen(dir);
+      written++;
+      const after = snapshot(root);
+      for (const [path, text] of before) expect(after.get(path)).toBe(text); // nothing the author had was changed
+      for (const path of after.keys()) expect(path.startsWith(`${dir}/`)).toBe(true);
+      for (const changed of report.changed) expect(["manifest.toml", "package.json"]).not.toContain(changed);
+    } catch (error) {
+      refused++;
+      expect(error).toBeInstanceOf(ManifestError);
+      expect((error as Error).message).toMatch(/manifest\.toml: source\.(file|generated): /);
+      expect(snapshot(root)).toEqual(before);
+    }
+    expect(existsSync("/tmp/absolute.gen.ts")).toBe(absolute);
+  }
+  console.log(`path property (seed ${seed}): ${written} accepted, ${refused} refused`);
+  expect(refused).toBeGreaterThan(0);
+  expect(written).toBeGreaterThan(0);
 }, 300_000);

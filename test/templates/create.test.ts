@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { temporaryDirectory } from "octet-extension/testing";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { TSCONFIG } from "../codegen/helpers.ts";
 
 // The initializer alone (no install). The whole journey, from a registry, is test/registry/journey.test.ts.
 const INIT = join(import.meta.dir, "../../templates/create-octet-extension/index.js");
@@ -27,6 +28,8 @@ describe("create-octet-extension", () => {
     expect(pkg.devDependencies).toEqual({ "@types/bun": "1.4.4", "octet-extension-tools": "^0.1.0", typescript: "^5.9.3" });
     expect(pkg.scripts).toMatchObject({ gen: "octet-extension gen", typecheck: "tsc --noEmit -p .", test: "bun test", build: "octet-extension build", postinstall: "octet-extension gen" });
     expect(readFileSync(join(run.cwd, "weather/manifest.toml"), "utf8")).toContain('name = "weather"');
+    // The codegen tests type-check projects with exactly the scaffold's settings.
+    expect(readFileSync(join(run.cwd, "weather/tsconfig.json"), "utf8")).toBe(TSCONFIG);
   });
 
   test("under npm create (Node only): Bun comes as a dev dependency and the steps use npm", () => {
