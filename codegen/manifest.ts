@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { API02_HOOKS, checkOutputSchema, ENV_NAME, IDENT, LEGACY_HOOKS, NAME, SEMVER } from "octet-extension/protocol";
+import { resetAjv } from "./ajv.ts";
 import { ManifestError } from "./errors.ts";
 import { sourcePaths } from "./paths.ts";
 import { runtimeTable } from "./runtime-table.ts";
@@ -73,6 +74,7 @@ export function loadAuthorManifest(path: string): AuthorManifest {
     throw new ManifestError(file, key, problem, fix);
   };
   const raw: Obj = parseToml(readFileSync(file, "utf8"), file);
+  resetAjv();
   for (const key of Object.keys(raw)) if (!TOP.includes(key)) fail(key, "unknown key", `remove it; allowed: ${TOP.join(", ")}`);
   const dir = dirname(file);
   const name = raw.name;

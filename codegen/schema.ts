@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { ajvFor, SchemaDraftError } from "./ajv.ts";
+import { ajvFor, compileSchema, SchemaDraftError } from "./ajv.ts";
 
 /**
  * A tool's `parameters` schema: loaded (inline or from a .json file), checked
@@ -99,7 +99,7 @@ export function checkParameters(schema: Obj, key: string, fail: Fail): void {
   }
   let ajv;
   try {
-    ajv = ajvFor(schema, false);
+    ajv = ajvFor(schema);
   } catch (error) {
     if (error instanceof SchemaDraftError) fail(`${key}/$schema`, error.message, 'use draft-07 (the default), "https://json-schema.org/draft/2019-09/schema" or "https://json-schema.org/draft/2020-12/schema"');
     throw error;
@@ -114,7 +114,7 @@ export function checkParameters(schema: Obj, key: string, fail: Fail): void {
     fail(`${key}${at}`, problem, allowed ? `use one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}` : "make it valid JSON Schema (see json-schema.org)");
   }
   try {
-    ajv.compile(schema);
+    compileSchema(schema);
   } catch (error) {
     const message = (error as Error).message;
     const unknown = /unknown keyword: "([^"]+)"/.exec(message)?.[1];

@@ -1,4 +1,3 @@
-import { parse as parseWithPositions } from "smol-toml";
 import { ManifestError } from "./errors.ts";
 
 /**
@@ -11,7 +10,8 @@ export function parseToml(text: string, file: string): Record<string, unknown> {
   } catch (error) {
     const message = (error as Error).message.replace(/^TOML Parse error:\s*/, "");
     try {
-      parseWithPositions(text);
+      // Loaded only here: valid manifests never pay for a second parser.
+      (require("smol-toml") as typeof import("smol-toml")).parse(text);
     } catch (located) {
       const { line, column } = located as { line?: number; column?: number };
       if (typeof line === "number" && typeof column === "number") {

@@ -1,6 +1,6 @@
 import standaloneCode from "ajv/dist/standalone/index.js";
 import { VALIDATOR_RUNTIME_MODULES } from "octet-extension/validation";
-import { ajvFor } from "./ajv.ts";
+import { ajvFor, compileSchema } from "./ajv.ts";
 import { ToolError } from "./errors.ts";
 import type { AuthorManifest } from "./manifest.ts";
 
@@ -34,8 +34,7 @@ export function renderValidators(m: AuthorManifest): string {
   ];
   for (const tool of m.tools) {
     if (!tool.validate) continue;
-    const ajv = ajvFor(tool.parameters, true);
-    const source = standaloneCode(ajv, ajv.compile(tool.parameters));
+    const source = standaloneCode(ajvFor(tool.parameters), compileSchema(tool.parameters));
     const body = source.replace(/require\("([^"]+)"\)/g, (_all, id: string) => {
       if (!VALIDATOR_RUNTIME_MODULES.includes(id)) {
         throw new ToolError(`${m.path}: tools.${tool.name}.parameters: the compiled validator needs ${id}, which octet-extension does not provide (set validate = false on the tool and check its arguments yourself)`);
