@@ -1,5 +1,6 @@
 import type { Logger, LogLevel } from "../log.ts";
 import type { FrameSink } from "./frame-writer.ts";
+import { openStrayFile, pollStrayReaders, StrayReader } from "./stray-output.ts";
 
 /** The process's protocol output and its structured stderr, once claimed. */
 export interface ClaimedStdio {
@@ -46,6 +47,7 @@ export function claimStdio(logger: Logger): ClaimedStdio {
   errorLogging!.serving = true;
   let sealed = false;
   let sealedProtocol: FrameSink | undefined;
+  let strayReaders: StrayReader[] = [];
   claimed = {
     protocol: Bun.stdout.writer(),
     seal: () => {
@@ -59,12 +61,21 @@ export function claimStdio(logger: Logger): ClaimedStdio {
       }
       void stderrSink?.flush();
       stderrSink = Bun.file(fds.stderr).writer();
-      void logPipe(fds.strayStdout, logger, "info", "stdout");
-      void logPipe(fds.strayStderr, logger, "warning", "stderr");
+      if (fds.kind === "file") {
+        strayReaders = [
+          new StrayReader(fds.strayStdout, 1, (line) => logger.write("info", line, { source: "stdout" })),
+          new StrayReader(fds.strayStderr, 2, (line) => logger.write("warning", line, { source: "stderr" })),
+        ];
+        pollStrayReaders(strayReaders);
+      } else {
+        void logPipe(fds.strayStdout, logger, "info", "stdout");
+        void logPipe(fds.strayStderr, logger, "warning", "stderr");
+      }
       sealedProtocol = Bun.file(fds.stdout).writer();
       return sealedProtocol;
     },
     flushStderr: async () => {
+      for (const reader of strayReaders) reader.finish();
       await stderrSink?.flush();
     },
   };
@@ -97,8 +108,11 @@ function describe(error: unknown): string {
 interface Redirected {
   stdout: number;
   stderr: number;
+  /** Read side of what now sits behind fd 1 and fd 2. */
   strayStdout: number;
   strayStderr: number;
+  /** Unlinked files (never block a writer, see stray-output.ts), or pipes where no temporary file can be made. */
+  kind: "file" | "pipe";
 }
 
 /** Keep private copies of fds 1 and 2, then point both at pipes. Undefined where FFI is unavailable. */
@@ -114,13 +128,22 @@ function redirectStdio(): Redirected | undefined {
     });
     const stdout = c.dup(1);
     const stderr = c.dup(2);
+    if (stdout < 0 || stderr < 0) return undefined;
+    const outFile = openStrayFile("stdout");
+    const errFile = outFile && openStrayFile("stderr");
+    if (outFile && errFile) {
+      if (c.dup2(outFile.write, 1) < 0 || c.dup2(errFile.write, 2) < 0) return undefined;
+      c.close(outFile.write);
+      c.close(errFile.write);
+      return { stdout, stderr, strayStdout: outFile.read, strayStderr: errFile.read, kind: "file" };
+    }
     const out = new Int32Array(2);
     const err = new Int32Array(2);
-    if (stdout < 0 || stderr < 0 || c.pipe(ptr(out)) < 0 || c.pipe(ptr(err)) < 0) return undefined;
+    if (c.pipe(ptr(out)) < 0 || c.pipe(ptr(err)) < 0) return undefined;
     if (c.dup2(out[1]!, 1) < 0 || c.dup2(err[1]!, 2) < 0) return undefined;
     c.close(out[1]!);
     c.close(err[1]!);
-    return { stdout, stderr, strayStdout: out[0]!, strayStderr: err[0]! };
+    return { stdout, stderr, strayStdout: out[0]!, strayStderr: err[0]!, kind: "pipe" };
   } catch {
     return undefined;
   }
