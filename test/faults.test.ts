@@ -3,7 +3,7 @@
  * and 2 behind the runtime's back. Fixture: test/fixtures/faults/.
  */
 import { describe, expect, test } from "bun:test";
-import { expectCleanStreams, ready } from "./helpers.ts";
+import { expectCleanStreams, ready, spawnRaw } from "./helpers.ts";
 
 const V02 = new URL("./fixtures/faults/faults-v02", import.meta.url).pathname;
 const MiB = 1024 * 1024;
@@ -41,4 +41,74 @@ describe("synchronous writes of any size to fds 1 and 2 become log lines; the ex
     expect(new Set(lines.map((r) => r.source))).toEqual(new Set([path === "fs2" ? "stderr" : "stdout"]));
     expectCleanStreams(host);
   }, 60_000);
+});
+
+describe("a host that stops reading stdout but keeps writing", () => {
+  const rssKiB = async (pid: number, key: "VmRSS" | "VmHWM") => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(await Bun.file(`/proc/${pid}/status`).text())?.[1]);
+
+  test("4,000 calls of 64 KiB: the extension stops reading instead of piling up replies, then answers every call once", async () => {
+    const { proc } = spawnRaw(V02);
+    const encoder = new TextEncoder();
+    const send = (frame: object) => proc.stdin.write(encoder.encode(`${JSON.stringify({ jsonrpc: "2.0", ...frame })}\n`));
+    const replies = new Map<number, number>();
+    let reading = true;
+    let resumeReading: () => void = () => {};
+    const reader = (async () => {
+      const stream = proc.stdout.getReader();
+      let partial = "";
+      const decoder = new TextDecoder();
+      for (;;) {
+        while (!reading) await new Promise<void>((resolve) => (resumeReading = resolve));
+        const { done, value } = await stream.read();
+        if (done) break;
+        const lines = (partial + decoder.decode(value, { stream: true })).split("\n");
+        partial = lines.pop()!;
+        for (const line of lines) {
+          const frame = JSON.parse(line);
+          if (frame.id !== undefined) replies.set(frame.id, (replies.get(frame.id) ?? 0) + 1);
+        }
+      }
+    })();
+    send({ id: 1, method: "initialize", params: { api_version: "0.2", contributes: { tools: ["flood", "echo", "wait"], commands: [] }, protocol: { version: "0.2", required_features: ["request_cancellation", "content_parts"], optional_features: [], limits: { max_concurrent_requests: 4 } } } });
+    await proc.stdin.flush();
+    const text = "y".repeat(64 * 1024);
+    const call = (id: number) => send({ id, method: "tool/call", params: { name: "echo", arguments: { text } } });
+    // Warm up while reading, then take the baseline.
+    for (let id = 2; id < 52; id++) call(id);
+    await proc.stdin.flush();
+    while (replies.size < 51) await Bun.sleep(10);
+    const baseline = await rssKiB(proc.pid, "VmRSS");
+    // Stop reading; keep writing until the extension stops taking input (the pipe to it fills).
+    reading = false;
+    let id = 52;
+    let stalled = false;
+    const writing = (async () => {
+      for (; id < 52 + 4000; id++) {
+        call(id);
+        await proc.stdin.flush();
+      }
+    })();
+    for (let seen = -1; !stalled && id < 52 + 4000; ) {
+      await Bun.sleep(500);
+      stalled = id === seen;
+      seen = id;
+    }
+    const stalledAt = id - 52;
+    const whileStalled = await rssKiB(proc.pid, "VmRSS");
+    // Read again: everything is served.
+    reading = true;
+    resumeReading();
+    await writing;
+    while (replies.size < 4051) await Bun.sleep(20);
+    const peak = await rssKiB(proc.pid, "VmHWM");
+    send({ id: 99999, method: "shutdown" });
+    await proc.stdin.flush();
+    expect(await proc.exited).toBe(0);
+    await reader;
+    console.log(`backpressure: stalled after ${stalledAt} of 4000 calls; RSS baseline ${(baseline / 1024).toFixed(1)} MiB, while stalled +${((whileStalled - baseline) / 1024).toFixed(1)} MiB, peak +${((peak - baseline) / 1024).toFixed(1)} MiB; ${replies.size - 2} echo calls answered once`);
+    expect(stalled).toBe(true);
+    expect(peak - baseline).toBeLessThan(64 * 1024);
+    expect([...replies.values()].every((n) => n === 1)).toBe(true);
+    expect(replies.size).toBe(4052);
+  }, 120_000);
 });

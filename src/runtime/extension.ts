@@ -46,6 +46,10 @@ import { checkResourceOwner, checkSnapshot, type PresentationSnapshot } from "./
 import { wireId } from "../wire/ids.ts";
 import { GarbagePacer, GC_PACING_BYTES } from "./garbage-pacer.ts";
 
+/** Reading stops while this much output waits for the host to read stdout, and resumes below the low mark. */
+const WRITE_BACKLOG_HIGH = 4 * 1024 * 1024;
+const WRITE_BACKLOG_LOW = 1024 * 1024;
+
 /** Construction options; every default matches octet's Python SDK (spec §8.1). */
 export interface ExtensionOptions {
   /** Default: `OCTET_EXTENSION_API_VERSION`, else `"0.1"`. */
@@ -590,6 +594,8 @@ export class Extension {
         splitter.push(value, emit);
         received += value.length;
         pacer.pace(received + writer.handedOver);
+        // The host is not reading stdout: read no more requests until it does (spec §8.10).
+        if (writer.backlog > WRITE_BACKLOG_HIGH) await writer.whenBelow(WRITE_BACKLOG_LOW);
       }
     } catch (error) {
       this.log.info("extension protocol stream closed", { error: (error as Error).message });

@@ -94,6 +94,35 @@ export class FrameWriter {
   }
 
   private handedOverLength = 0;
+  /** What the last completed flush covered (the sink had given it all to the OS). */
+  private flushedLength = 0;
+  private flushMark = 0;
+  private writableWaiters: (() => void)[] = [];
+
+  /**
+   * Frames queued or handed to the sink but not yet taken by the OS: it grows
+   * when the host stops reading stdout (a pipe holds 64 KiB).
+   */
+  get backlog(): number {
+    return this.handedOverLength - this.flushedLength + this.text.length + (this.held?.length ?? 0);
+  }
+
+  /**
+   * Resolves once the backlog is at most `low` (at once if it already is, or
+   * when the writer failed). The reader awaits this before reading more, so a
+   * host that stops reading stdout is no longer sent replies it cannot take:
+   * it meets a full stdin pipe instead, and memory stays bounded.
+   */
+  whenBelow(low: number): Promise<void> {
+    if (this.backlog <= low || this.failure) return Promise.resolve();
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.backlog <= low || this.failure) resolve();
+        else this.writableWaiters.push(check);
+      };
+      this.writableWaiters.push(check);
+    });
+  }
 
   /** True once a write failed; the stream is then closed for good. */
   get closed(): boolean {
@@ -168,6 +197,7 @@ export class FrameWriter {
 
   private readonly flushSink = (): void => {
     try {
+      this.flushMark = this.handedOverLength;
       const flushed = this.sink.flush();
       if (typeof flushed !== "number") return void flushed.then(this.cycleDone, this.onCycleError);
       this.cycleDone();
@@ -177,6 +207,8 @@ export class FrameWriter {
   };
 
   private readonly cycleDone = (): void => {
+    this.flushedLength = this.flushMark;
+    if (this.writableWaiters.length > 0) for (const check of this.writableWaiters.splice(0)) check();
     if (this.held !== undefined) this.releaseHeld();
     const flush = this.cycle;
     this.cycle = undefined;
@@ -192,6 +224,7 @@ export class FrameWriter {
 
   private finish(): void {
     this.flushing = false;
+    if (this.writableWaiters.length > 0) for (const check of this.writableWaiters.splice(0)) check();
     for (const resolve of this.idle.splice(0)) resolve();
   }
 
