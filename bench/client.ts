@@ -1,11 +1,31 @@
+import { closeSync, constants, mkdtempSync, openSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { LineSplitter, lineBytes } from "../src/wire/line-splitter.ts";
 
-/** A minimal host for benchmarks: raw lines in, parsed frames out, no validation. */
+/**
+ * A pipe pair as octet's host makes them (Bun.spawn's "pipe" is a socket
+ * pair, which an extension treats differently): a FIFO opened read-write on
+ * our side, so neither open blocks, and plainly on the child's side.
+ */
+function fifo(childFlags: number): { ours: number; theirs: number } {
+  const dir = mkdtempSync(join(tmpdir(), "octet-bench-fifo-"));
+  const path = join(dir, "fifo");
+  if (Bun.spawnSync(["mkfifo", "-m", "600", path]).exitCode !== 0) throw new Error("mkfifo failed");
+  const ours = openSync(path, constants.O_RDWR);
+  const theirs = openSync(path, childFlags);
+  rmSync(dir, { recursive: true, force: true });
+  return { ours, theirs };
+}
+
+/** A minimal host for benchmarks: raw lines in, parsed frames out, no validation; stdio over pipes, as octet launches. */
 export class BenchClient {
   private waiters = new Map<number, (frame: any) => void>();
   private nextId = 1;
   notifications = 0;
-  readonly proc: Bun.Subprocess<"pipe", "pipe", "ignore">;
+  readonly proc: Bun.Subprocess<number, number, "ignore">;
+  private readonly input: ReturnType<ReturnType<typeof Bun.file>["writer"]>;
+  private readonly fds: number[];
 
   constructor(
     argv: string[],
@@ -14,28 +34,39 @@ export class BenchClient {
   ) {
     // The protocol variables an octet host sets (spec §1.5), so the SDK runs as it does under octet.
     const protocol = { OCTET_EXTENSION_API_VERSION: api, OCTET_EXTENSION_NAME: "bench" };
-    this.proc = Bun.spawn(argv, { stdin: "pipe", stdout: "pipe", stderr: "ignore", env: { ...process.env, ...env, ...protocol } });
-    void this.read();
+    const stdin = fifo(constants.O_RDONLY);
+    const stdout = fifo(constants.O_WRONLY);
+    this.proc = Bun.spawn(argv, { stdin: stdin.theirs, stdout: stdout.theirs, stderr: "ignore", env: { ...process.env, ...env, ...protocol } });
+    closeSync(stdin.theirs);
+    closeSync(stdout.theirs);
+    this.fds = [stdin.ours, stdout.ours];
+    this.input = Bun.file(stdin.ours).writer();
+    void this.read(stdout.ours);
   }
 
-  private async read(): Promise<void> {
+  private async read(fd: number): Promise<void> {
     const splitter = new LineSplitter(16 * 1024 * 1024);
     const decoder = new TextDecoder();
-    for await (const chunk of this.proc.stdout) {
-      splitter.push(chunk, (event) => {
-        if (event.kind !== "line") return;
-        const frame = JSON.parse(decoder.decode(lineBytes(event.parts)));
-        if (frame.id === undefined) this.notifications++;
-        else this.waiters.get(frame.id)?.(frame), this.waiters.delete(frame.id);
-      });
+    // Our side also holds the write end, so this stream never ends by itself: it stops when we close it.
+    try {
+      for await (const chunk of Bun.file(fd).stream()) {
+        splitter.push(chunk, (event) => {
+          if (event.kind !== "line") return;
+          const frame = JSON.parse(decoder.decode(lineBytes(event.parts)));
+          if (frame.id === undefined) this.notifications++;
+          else this.waiters.get(frame.id)?.(frame), this.waiters.delete(frame.id);
+        });
+      }
+    } catch {
+      /* closed */
     }
   }
 
   request(method: string, params: unknown): Promise<any> {
     const id = this.nextId++;
     const done = new Promise((resolve) => this.waiters.set(id, resolve));
-    this.proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
-    this.proc.stdin.flush();
+    this.input.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    void this.input.flush();
     return done;
   }
 
@@ -56,6 +87,18 @@ export class BenchClient {
   async shutdown(): Promise<void> {
     await this.request("shutdown", {});
     await this.proc.exited;
+    this.close();
+  }
+
+  /** Close our ends of the pipes (after the process exited). */
+  close(): void {
+    for (const fd of this.fds.splice(0)) {
+      try {
+        closeSync(fd);
+      } catch {
+        /* closed already */
+      }
+    }
   }
 }
 

@@ -3,12 +3,16 @@
  * and 2 behind the runtime's back. Fixture: test/fixtures/faults/.
  */
 import { describe, expect, test } from "bun:test";
+import { closeSync, constants, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { temporaryDirectory } from "octet-extension/testing";
+import { pathWithBun } from "../src/testing/launch.ts";
 import { expectCleanStreams, ready, spawnRaw } from "./helpers.ts";
 
 const V02 = new URL("./fixtures/faults/faults-v02", import.meta.url).pathname;
 const MiB = 1024 * 1024;
 
-/** Lines the fixture's payload has for `bytes` (100-byte lines), or fold's 99-character lines for children. */
+/** Lines the fixture's payload has for `bytes` (100-byte lines), or fold's 99-character lines for children (the last ended by echo). */
 const expectedLines = (path: string, bytes: number) => (path.includes("spawn") ? Math.ceil(bytes / 99) : Math.ceil(bytes / 100));
 
 describe("synchronous writes of any size to fds 1 and 2 become log lines; the extension keeps serving", () => {
@@ -31,17 +35,46 @@ describe("synchronous writes of any size to fds 1 and 2 become log lines; the ex
     const waiting = host.request("tool/call", { name: "wait", arguments: {}, context: host.executionContext() }, { id: 9001 });
     host.cancel(9001);
     expect(await waiting).toMatchObject({ id: 9001 });
-    expect(await host.shutdown()).toBe(0);
-    // Every line arrived on stderr as a structured record, in order, with its source (the last
-    // partial line of a child's output by the time the extension exited).
+    // Every line arrives on stderr as a structured record, in order, with its source, while serving.
     const mark = path.includes("spawn") ? (path === "spawn-sync" ? "z" : "n") : `${path} `;
-    const lines = host.logs().filter((r) => typeof r.message === "string" && (r.message as string).startsWith(mark));
+    const ours = () => host.logs().filter((r) => typeof r.message === "string" && (r.message as string).startsWith(mark));
+    const deadline = performance.now() + 30_000;
+    while (host.stderr.length < expectedLines(path, bytes) && performance.now() < deadline) await Bun.sleep(50);
+    while (ours().length < expectedLines(path, bytes) && performance.now() < deadline) await Bun.sleep(250);
+    const lines = ours();
     expect(lines.length).toBe(expectedLines(path, bytes));
     if (!path.includes("spawn")) expect(lines.map((r) => (r.message as string).split(" ")[1])).toEqual(Array.from({ length: lines.length }, (_, i) => String(i)));
     expect(new Set(lines.map((r) => r.source))).toEqual(new Set([path === "fs2" ? "stderr" : "stdout"]));
+    expect(await host.shutdown()).toBe(0);
     expectCleanStreams(host);
   }, 60_000);
 });
+
+test("writes between importing the SDK and run() never reach stdout, by any path", async () => {
+  const host = await ready(new URL("./fixtures/faults/faults-early-v02", import.meta.url).pathname);
+  expect(await host.callTool("echo", { text: "fine" })).toMatchObject({ content: [{ text: "fine" }] });
+  expect(await host.shutdown()).toBe(0);
+  expectCleanStreams(host);
+  const stray = host.logs().filter((r) => typeof r.message === "string" && (r.message as string).startsWith("early "));
+  expect(stray.map((r) => [r.message, r.source]).sort()).toEqual([
+    ["early Bun.write", "stdout"],
+    ["early child", "stdout"],
+    ["early fs.writeSync", "stdout"],
+    ["early process.stdout.write", "stdout"],
+    ["early raw stderr", "stderr"],
+  ]);
+});
+
+test("at exit, stray output still unread is logged for at most 750 ms, then counted: the process exits within octet's 2 s", async () => {
+  const host = await ready(V02);
+  await host.callTool("flood", { path: "fs1", bytes: 64 * MiB });
+  expect(await host.shutdown()).toBe(0); // throws if the exit took longer than octet allows
+  const logged = host.logs().filter((r) => typeof r.message === "string" && (r.message as string).startsWith("fs1 ")).length;
+  const dropped = host.logs().find((r) => r.message === "stray output not logged before exit");
+  // Either everything made it, or the rest is counted (never silently lost).
+  if (dropped) expect((dropped.bytes as number) + logged * 100).toBeGreaterThanOrEqual(64 * MiB);
+  else expect(logged).toBe(Math.ceil((64 * MiB) / 100));
+}, 60_000);
 
 describe("a host that stops reading stdout but keeps writing", () => {
   const rssKiB = async (pid: number, key: "VmRSS" | "VmHWM") => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(await Bun.file(`/proc/${pid}/status`).text())?.[1]);
@@ -111,4 +144,55 @@ describe("a host that stops reading stdout but keeps writing", () => {
     expect([...replies.values()].every((n) => n === 1)).toBe(true);
     expect(replies.size).toBe(4052);
   }, 120_000);
+});
+
+describe("launched as octet launches (real pipes, stderr to a file: fds reopened, no FFI needed)", () => {
+  /** A FIFO opened read-write on our side (so no open blocks) and with `childFlags` for the child. */
+  const fifo = (childFlags: number) => {
+    const dir = temporaryDirectory("fifo-");
+    const path = join(dir, "fifo");
+    expect(Bun.spawnSync(["mkfifo", path]).exitCode).toBe(0);
+    return { ours: openSync(path, constants.O_RDWR), theirs: openSync(path, childFlags) };
+  };
+
+  test("early writes become log lines in the stderr file; frames stay clean", async () => {
+    const stdin = fifo(constants.O_RDONLY);
+    const stdout = fifo(constants.O_WRONLY);
+    const stderrPath = join(temporaryDirectory("stderr-"), "stderr.log");
+    const stderr = openSync(stderrPath, "a");
+    const dir = new URL("./fixtures/faults/faults-early-v02", import.meta.url).pathname;
+    const env = { PATH: pathWithBun(process.env.PATH), OCTET_EXTENSION_NAME: "faults-early-v02", OCTET_EXTENSION_API_VERSION: "0.2", OCTET_EXTENSION_DIR: dir, FAULTS_EARLY_WRITES: "1" };
+    const proc = Bun.spawn([join(dir, "extension")], { stdin: stdin.theirs, stdout: stdout.theirs, stderr, env, cwd: temporaryDirectory("ws-") });
+    for (const fd of [stdin.theirs, stdout.theirs, stderr]) closeSync(fd);
+    const input = Bun.file(stdin.ours).writer();
+    const lines: string[] = [];
+    const reading = (async () => {
+      let partial = "";
+      try {
+        for await (const chunk of Bun.file(stdout.ours).stream()) {
+          const parts = (partial + new TextDecoder().decode(chunk)).split("\n");
+          partial = parts.pop()!;
+          lines.push(...parts);
+        }
+      } catch {
+        /* closed */
+      }
+    })();
+    const send = (frame: object) => {
+      input.write(`${JSON.stringify({ jsonrpc: "2.0", ...frame })}\n`);
+      void input.flush();
+    };
+    send({ id: 1, method: "initialize", params: { api_version: "0.2", contributes: { tools: ["flood", "echo", "wait"], commands: [] }, protocol: { version: "0.2", required_features: ["request_cancellation", "content_parts"], optional_features: [], limits: { max_concurrent_requests: 4 } } } });
+    send({ id: 2, method: "tool/call", params: { name: "flood", arguments: { path: "fs1", bytes: 1024 * 1024 } } });
+    send({ id: 3, method: "shutdown" });
+    expect(await proc.exited).toBe(0);
+    // Our side holds both ends of each FIFO, so the read never ends by itself: wait for the three replies.
+    for (const deadline = performance.now() + 5_000; lines.length < 3 && performance.now() < deadline; ) await Bun.sleep(10);
+    closeSync(stdin.ours);
+    void reading;
+    expect(lines.map((l) => JSON.parse(l).id)).toEqual([1, 2, 3]);
+    const records = readFileSync(stderrPath, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    expect(records.filter((r) => String(r.message).startsWith("early ")).map((r) => r.message).sort()).toEqual(["early Bun.write", "early child", "early fs.writeSync", "early process.stdout.write", "early raw stderr"]);
+    expect(records.filter((r) => String(r.message).startsWith("fs1 ")).length).toBe(Math.ceil((1024 * 1024) / 100));
+  }, 60_000);
 });

@@ -1,6 +1,7 @@
 import type { Logger, LogLevel } from "../log.ts";
 import type { FrameSink } from "./frame-writer.ts";
-import { openStrayFile, pollStrayReaders, StrayReader } from "./stray-output.ts";
+import { closeSync, constants, fstatSync, openSync, unlinkSync } from "node:fs";
+import { openStrayFile, openStrayPath, pollStrayReaders, StrayReader } from "./stray-output.ts";
 
 /** The process's protocol output and its structured stderr, once claimed. */
 export interface ClaimedStdio {
@@ -17,6 +18,9 @@ export interface ClaimedStdio {
 }
 
 let claimed: ClaimedStdio | undefined;
+
+/** Time the exit may spend logging stray output still unread. */
+const STRAY_EXIT_BUDGET_MS = 750;
 
 /**
  * Take ownership of stdout for the protocol and keep stderr structured
@@ -38,7 +42,7 @@ export function claimStdio(logger: Logger): ClaimedStdio {
   // Created on the first log line: a FileSink costs ~0.07 ms that the first reply need not wait for.
   let stderrSink: ReturnType<typeof Bun.stderr.writer> | undefined;
   logger.setOutput((line) => {
-    stderrSink ??= Bun.stderr.writer();
+    stderrSink ??= early ? Bun.file(early.fds.stderr).writer() : Bun.stderr.writer();
     stderrSink.write(line + "\n");
     void stderrSink.flush();
   });
@@ -47,12 +51,13 @@ export function claimStdio(logger: Logger): ClaimedStdio {
   errorLogging!.serving = true;
   let sealed = false;
   let sealedProtocol: FrameSink | undefined;
-  let strayReaders: StrayReader[] = [];
+  let strayReaderList: StrayReader[] = early?.readers ?? [];
   claimed = {
-    protocol: Bun.stdout.writer(),
+    protocol: early ? Bun.file(early.fds.stdout).writer() : Bun.stdout.writer(),
     seal: () => {
       if (sealed) return sealedProtocol;
       sealed = true;
+      if (early) return undefined; // sealed at import: frames already go to the private copy
       const fds = redirectStdio();
       if (!fds) {
         routeStream(process.stdout, logger, "info", "stdout");
@@ -62,11 +67,8 @@ export function claimStdio(logger: Logger): ClaimedStdio {
       void stderrSink?.flush();
       stderrSink = Bun.file(fds.stderr).writer();
       if (fds.kind === "file") {
-        strayReaders = [
-          new StrayReader(fds.strayStdout, 1, (line) => logger.write("info", line, { source: "stdout" })),
-          new StrayReader(fds.strayStderr, 2, (line) => logger.write("warning", line, { source: "stderr" })),
-        ];
-        pollStrayReaders(strayReaders);
+        strayReaderList = strayReaders(fds, logger);
+        pollStrayReaders(strayReaderList);
       } else {
         void logPipe(fds.strayStdout, logger, "info", "stdout");
         void logPipe(fds.strayStderr, logger, "warning", "stderr");
@@ -75,7 +77,10 @@ export function claimStdio(logger: Logger): ClaimedStdio {
       return sealedProtocol;
     },
     flushStderr: async () => {
-      for (const reader of strayReaders) reader.finish();
+      // Logging stray output must not hold the exit past octet's 2 s: what is left is counted instead.
+      const deadline = performance.now() + STRAY_EXIT_BUDGET_MS;
+      const left = strayReaderList.reduce((sum, reader) => sum + reader.finish(deadline), 0);
+      if (left > 0) logger.warning("stray output not logged before exit", { bytes: left });
       await stderrSink?.flush();
     },
   };
@@ -115,8 +120,10 @@ interface Redirected {
   kind: "file" | "pipe";
 }
 
-/** Keep private copies of fds 1 and 2, then point both at pipes. Undefined where FFI is unavailable. */
-function redirectStdio(): Redirected | undefined {
+/** Keep private copies of fds 1 and 2, then point both elsewhere (see {@link Redirected}). Undefined where neither way works. */
+function redirectStdio(allowPipes = true): Redirected | undefined {
+  const reopened = reopenStdio();
+  if (reopened) return reopened;
   try {
     const { dlopen, FFIType, ptr } = require("bun:ffi") as typeof import("bun:ffi");
     const name = process.platform === "darwin" ? "libSystem.B.dylib" : "libc.so.6";
@@ -136,6 +143,11 @@ function redirectStdio(): Redirected | undefined {
       c.close(outFile.write);
       c.close(errFile.write);
       return { stdout, stderr, strayStdout: outFile.read, strayStderr: errFile.read, kind: "file" };
+    }
+    if (!allowPipes) {
+      c.close(stdout);
+      c.close(stderr);
+      return undefined;
     }
     const out = new Int32Array(2);
     const err = new Int32Array(2);
@@ -191,13 +203,46 @@ const CONSOLE_LEVELS: [string, LogLevel][] = [
 export function routeConsoleWhenHosted(logger: Logger): void {
   if (process.env.OCTET_EXTENSION_NAME === undefined || process.env.OCTET_EXTENSION_API_VERSION === undefined) return;
   routeConsole(logger);
+  sealEarly(logger);
+}
+
+/** Set when fds 1 and 2 were sealed at import (under an octet host, see {@link sealEarly}). */
+let early: { fds: Redirected; readers: StrayReader[] } | undefined;
+
+/**
+ * Under an octet host, seal fds 1 and 2 as soon as the SDK is imported, so
+ * that nothing written before `run()` — `process.stdout.write`,
+ * `fs.writeSync(1, …)`, `Bun.write(Bun.stdout, …)`, a child process — can
+ * reach the protocol stream. Where fds 1 and 2 can be reopened (pipes,
+ * terminals, files: octet's case) this costs a few system calls; behind
+ * sockets (Bun.spawn's stdio) it loads libc through `bun:ffi`.
+ */
+function sealEarly(logger: Logger): void {
+  if (early) return;
+  // Pipes would need the event loop to drain them before run(): without a stray file, sealing waits for run().
+  const fds = redirectStdio(false);
+  if (!fds) return;
+  stderrFd = fds.stderr;
+  stderrSink = undefined;
+  const readers = strayReaders(fds, logger);
+  pollStrayReaders(readers);
+  early = { fds, readers };
+}
+
+function strayReaders(fds: Redirected, logger: Logger): StrayReader[] {
+  return [
+    new StrayReader(fds.strayStdout, 1, (line) => logger.write("info", line, { source: "stdout" })),
+    new StrayReader(fds.strayStderr, 2, (line) => logger.write("warning", line, { source: "stderr" })),
+  ];
 }
 
 let stderrSink: ReturnType<typeof Bun.stderr.writer> | undefined;
+/** The real stderr: fd 2, or its private copy once sealed at import. */
+let stderrFd = 2;
 
 /** Write one line to the real stderr, flushed at once (the logger's output until stdio is claimed). */
 export function writeStderrLine(line: string): void {
-  stderrSink ??= Bun.stderr.writer();
+  stderrSink ??= stderrFd === 2 ? Bun.stderr.writer() : Bun.file(stderrFd).writer();
   stderrSink.write(line + "\n");
   stderrSink.flush();
 }
@@ -224,4 +269,63 @@ function routeStream(stream: NodeJS.WriteStream, logger: Logger, level: LogLevel
   process.once("exit", () => {
     if (partial.trim() !== "") logger.write(level, partial, { source });
   });
+}
+
+/**
+ * Seal without FFI (a few system calls, ~0.1 ms, against ~0.7 ms to load
+ * libc through `bun:ffi`): open a private copy of fds 1 and 2 through
+ * `/proc/self/fd` (`/dev/fd` on macOS), then close each and reopen the stray
+ * file in its place (`open` takes the lowest free descriptor). For pipes (as
+ * under octet), terminals and files; a socket cannot be reopened.
+ * Bun opens every file close-on-exec, so the private copies never leak into
+ * child processes, while the new fds 1 and 2 reach children that inherit
+ * stdio (the spawn sets them up explicitly).
+ */
+function reopenStdio(): Redirected | undefined {
+  const dir = process.platform === "linux" ? "/proc/self/fd" : process.platform === "darwin" ? "/dev/fd" : undefined;
+  if (!dir) return undefined;
+  let flags: [number, number];
+  try {
+    const mode = (fd: number) => {
+      const stat = fstatSync(fd);
+      // A regular file is reopened appending (its own offset would overwrite); a socket cannot be reopened.
+      if (stat.isFIFO() || stat.isCharacterDevice()) return constants.O_WRONLY;
+      if (stat.isFile()) return constants.O_WRONLY | constants.O_APPEND;
+      return undefined;
+    };
+    const out = mode(1);
+    const err = mode(2);
+    if (out === undefined || err === undefined) return undefined;
+    flags = [out, err];
+    fstatSync(0); // open: a closed fd 0 would be the lowest free descriptor
+  } catch {
+    return undefined;
+  }
+  const opened: number[] = [];
+  try {
+    const stdout = openSync(`${dir}/1`, flags[0]);
+    opened.push(stdout);
+    const stderr = openSync(`${dir}/2`, flags[1]);
+    opened.push(stderr);
+    const out = openStrayPath("stdout");
+    const err = openStrayPath("stderr");
+    if (!out || !err) return undefined;
+    opened.push(out.read, err.read);
+    for (const [fd, stray] of [[1, out], [2, err]] as const) {
+      closeSync(fd);
+      const reopened = openSync(stray.path, constants.O_WRONLY | constants.O_APPEND);
+      unlinkSync(stray.path);
+      if (reopened !== fd) throw new Error(`reopened as fd ${reopened}`);
+    }
+    return { stdout, stderr, strayStdout: out.read, strayStderr: err.read, kind: "file" };
+  } catch {
+    for (const fd of opened) {
+      try {
+        closeSync(fd);
+      } catch {
+        /* already closed */
+      }
+    }
+    return undefined;
+  }
 }

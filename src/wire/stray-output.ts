@@ -39,6 +39,25 @@ export function openStrayFile(label: string): { write: number; read: number } | 
   }
 }
 
+/**
+ * A new temporary file, still linked, with a descriptor to read from; the
+ * caller opens the write side where it needs it and then unlinks `path`.
+ */
+export function openStrayPath(label: string): { path: string; read: number } | undefined {
+  const path = join(tmpdir(), `octet-${label}-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  try {
+    closeSync(openSync(path, "ax", 0o600));
+    return { path, read: openSync(path, "r") };
+  } catch {
+    try {
+      unlinkSync(path);
+    } catch {
+      /* never created */
+    }
+    return undefined;
+  }
+}
+
 /** Longest log line made from stray output; longer runs without a newline are split. */
 const MAX_LINE = 64 * 1024;
 const TURN_BYTES = 1024 * 1024;
@@ -87,12 +106,23 @@ export class StrayReader {
     return read > 0;
   }
 
-  /** Read everything and emit the last partial line (at exit). */
-  finish(): void {
-    while (this.drain(Number.MAX_SAFE_INTEGER));
+  /**
+   * At exit: read what is left and emit the last partial line, until
+   * `deadline` (a `performance.now()` time; octet allows the process 2 s after
+   * the shutdown acknowledgement). Returns the bytes left unread.
+   */
+  finish(deadline: number): number {
+    while (performance.now() < deadline && this.drain(256 * 1024));
+    let left = 0;
+    try {
+      left = Math.max(0, fstatSync(this.readFd).size - this.offset);
+    } catch {
+      /* nothing more to tell */
+    }
     this.take(this.decoder.decode());
     if (this.partial !== "") this.line(this.partial);
     this.partial = "";
+    return left;
   }
 
   private take(decoded: string): void {
