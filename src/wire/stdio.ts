@@ -225,7 +225,7 @@ function sealEarly(logger: Logger): void {
   stderrFd = fds.stderr;
   stderrSink = undefined;
   const readers = strayReaders(fds, logger);
-  pollStrayReaders(readers);
+  pollStrayReaders(readers, 25);
   early = { fds, readers };
 }
 

@@ -1,6 +1,4 @@
 import { closeSync, fstatSync, ftruncateSync, openSync, readSync, unlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 
 /**
  * Where fds 1 and 2 point once stdio is sealed: an unlinked temporary file
@@ -19,9 +17,15 @@ import { join } from "node:path";
  * before appending, so its data arrives behind a hole of zeros.
  */
 
+/** `os.tmpdir()` without loading node:os (node:os and node:path cost ~0.5 ms at start-up). */
+function strayPath(label: string): string {
+  const dir = (process.env.TMPDIR || "/tmp").replace(/(.)\/+$/, "$1");
+  return `${dir}/octet-${label}-${process.pid}-${Math.random().toString(36).slice(2)}`;
+}
+
 /** An unlinked temporary file: a descriptor to write through (appending) and one to read from. */
 export function openStrayFile(label: string): { write: number; read: number } | undefined {
-  const path = join(tmpdir(), `octet-${label}-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const path = strayPath(label);
   let write: number | undefined;
   try {
     write = openSync(path, "ax", 0o600);
@@ -44,7 +48,7 @@ export function openStrayFile(label: string): { write: number; read: number } | 
  * caller opens the write side where it needs it and then unlinks `path`.
  */
 export function openStrayPath(label: string): { path: string; read: number } | undefined {
-  const path = join(tmpdir(), `octet-${label}-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const path = strayPath(label);
   try {
     closeSync(openSync(path, "ax", 0o600));
     return { path, read: openSync(path, "r") };
@@ -67,8 +71,15 @@ const TRUNCATE_AFTER = 4 * 1024 * 1024;
 export class StrayReader {
   private offset = 0;
   private partial = "";
-  private readonly decoder = new TextDecoder();
-  private readonly buffer = Buffer.allocUnsafe(64 * 1024);
+  // Made on the first read: most extensions never write stray output, and start-up stays lean.
+  private decoderInstance: TextDecoder | undefined;
+  private bufferInstance: Uint8Array | undefined;
+  private get decoder(): TextDecoder {
+    return (this.decoderInstance ??= new TextDecoder());
+  }
+  private get buffer(): Uint8Array {
+    return (this.bufferInstance ??= new Uint8Array(64 * 1024));
+  }
 
   constructor(
     private readonly readFd: number,
@@ -148,8 +159,12 @@ export class StrayReader {
   }
 }
 
-/** Poll readers on one unref'd timer: fast while output arrives, backing off when idle. */
-export function pollStrayReaders(readers: StrayReader[]): void {
+/**
+ * Poll readers on one unref'd timer: fast while output arrives, backing off
+ * when idle. The first look waits `firstMs` (sealing at import starts it late,
+ * so start-up is not interrupted).
+ */
+export function pollStrayReaders(readers: StrayReader[], firstMs = 2): void {
   let idle = 0;
   const tick = () => {
     let busy = false;
@@ -157,5 +172,5 @@ export function pollStrayReaders(readers: StrayReader[]): void {
     idle = busy ? 0 : Math.min(idle + 1, 7);
     setTimeout(tick, busy ? 2 : 2 ** idle * 2).unref();
   };
-  setTimeout(tick, 2).unref();
+  setTimeout(tick, firstMs).unref();
 }
