@@ -102,7 +102,7 @@ describe("a host that stops reading stdout but keeps writing", () => {
         }
       }
     })();
-    send({ id: 1, method: "initialize", params: { api_version: "0.2", contributes: { tools: ["flood", "echo", "wait"], commands: [] }, protocol: { version: "0.2", required_features: ["request_cancellation", "content_parts"], optional_features: [], limits: { max_concurrent_requests: 4 } } } });
+    send({ id: 1, method: "initialize", params: { api_version: "0.2", contributes: { tools: ["flood", "stubborn", "echo", "wait"], commands: [] }, protocol: { version: "0.2", required_features: ["request_cancellation", "content_parts"], optional_features: [], limits: { max_concurrent_requests: 4 } } } });
     await proc.stdin.flush();
     const text = "y".repeat(64 * 1024);
     const call = (id: number) => send({ id, method: "tool/call", params: { name: "echo", arguments: { text } } });
@@ -182,7 +182,7 @@ describe("launched as octet launches (real pipes, stderr to a file: fds reopened
       input.write(`${JSON.stringify({ jsonrpc: "2.0", ...frame })}\n`);
       void input.flush();
     };
-    send({ id: 1, method: "initialize", params: { api_version: "0.2", contributes: { tools: ["flood", "echo", "wait"], commands: [] }, protocol: { version: "0.2", required_features: ["request_cancellation", "content_parts"], optional_features: [], limits: { max_concurrent_requests: 4 } } } });
+    send({ id: 1, method: "initialize", params: { api_version: "0.2", contributes: { tools: ["flood", "stubborn", "echo", "wait"], commands: [] }, protocol: { version: "0.2", required_features: ["request_cancellation", "content_parts"], optional_features: [], limits: { max_concurrent_requests: 4 } } } });
     send({ id: 2, method: "tool/call", params: { name: "flood", arguments: { path: "fs1", bytes: 1024 * 1024 } } });
     send({ id: 3, method: "shutdown" });
     expect(await proc.exited).toBe(0);
@@ -195,4 +195,34 @@ describe("launched as octet launches (real pipes, stderr to a file: fds reopened
     expect(records.filter((r) => String(r.message).startsWith("early ")).map((r) => r.message).sort()).toEqual(["early Bun.write", "early child", "early fs.writeSync", "early process.stdout.write", "early raw stderr"]);
     expect(records.filter((r) => String(r.message).startsWith("fs1 ")).length).toBe(Math.ceil((1024 * 1024) / 100));
   }, 60_000);
+});
+
+describe("a handler that ignores cancellation", () => {
+  test("is answered -32800 within the grace, keeps running in the background, and never gets a second reply; its slot is lent out", async () => {
+    const host = await ready(V02);
+    const context = host.executionContext();
+    // Eight stubborn handlers fill the negotiated concurrency (8); all are cancelled at once.
+    const ids = Array.from({ length: 8 }, (_, i) => 7001 + i);
+    const replies = ids.map((id) => host.request("tool/call", { name: "stubborn", arguments: { ms: 3_000 }, context }, { id }));
+    const cancelledAt = performance.now();
+    for (const id of ids) host.cancel(id, "user");
+    for (const reply of replies) expect(await reply).toMatchObject({ error: { code: -32800, data: { reason: "user" } } });
+    const answeredAfter = performance.now() - cancelledAt;
+    expect(answeredAfter).toBeLessThan(1_900); // octet's grace is 2 s
+    // With every slot still held by a stuck handler, other work runs at once.
+    const echoAt = performance.now();
+    expect(await host.callTool("echo", { text: "still serving" })).toMatchObject({ content: [{ text: "still serving" }] });
+    expect(performance.now() - echoAt).toBeLessThan(1_000);
+    // The handlers finish later; nothing more is written for their ids.
+    for (const deadline = performance.now() + 10_000; host.logs().filter((r) => r.message === "stubborn finished").length < 8 && performance.now() < deadline; ) await Bun.sleep(50);
+    expect(host.logs().filter((r) => r.message === "stubborn finished")).toHaveLength(8);
+    expect(host.logs().filter((r) => r.message === "handler did not stop after cancellation: answered -32800, still running")).toHaveLength(8);
+    expect(host.logs().filter((r) => r.message === "cancelled handler finished after its reply")).toHaveLength(8);
+    expect(await host.callTool("echo", { text: "after" })).toMatchObject({ content: [{ text: "after" }] });
+    const framesFor = (id: number) => host.transcript.filter((e) => e.from === "extension" && JSON.parse(e.text).id === id).length;
+    for (const id of ids) expect(framesFor(id)).toBe(1);
+    expect(await host.shutdown()).toBe(0);
+    expectCleanStreams(host);
+    console.log(`stuck handlers: 8 cancelled, answered -32800 after ${answeredAfter.toFixed(0)} ms`);
+  }, 30_000);
 });

@@ -1,8 +1,9 @@
 /**
- * Identifier rules of protocol 1 (spec native-host §4). The seed (octet 0.8.0
- * docs) allows `A–Z a–z 0–9 - _ . :` in request, run and session ids, 1–128
- * bytes; octet's source is stricter for session ids (no `:`). The client
- * follows the seed; see docs/native-host.md.
+ * Identifier rules of protocol 1 (spec native-host §4): `A–Z a–z 0–9 - _ . :`,
+ * 1–128 bytes. The seed (octet 0.8.0 docs) allows `:` in session ids too, but
+ * octet's host code rejects it there (the id names a file), so the client
+ * sends only what both accept and refuses `:` in a session id locally; see
+ * docs/native-host.md.
  */
 
 const ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -10,6 +11,17 @@ const ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Whether `value` is a valid request, run or session id. */
 export function isValidId(value: unknown): value is string {
   return typeof value === "string" && ID.test(value);
+}
+
+const SESSION_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** Why `value` is not a session id octet's host accepts, or undefined when it is. */
+export function checkSessionId(value: unknown): string | undefined {
+  if (typeof value === "string" && SESSION_ID.test(value)) return undefined;
+  if (typeof value === "string" && value.includes(":") && isValidId(value)) {
+    return `session_id must not contain ':' (got ${describe(value)}): octet's host rejects it (the id names the session file); use A-Z a-z 0-9 - _ .`;
+  }
+  return `session_id must be 1-128 characters of A-Z a-z 0-9 - _ . (got ${describe(value)})`;
 }
 
 /** Why `value` is not a valid id, or undefined when it is. */

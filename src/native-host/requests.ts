@@ -7,7 +7,7 @@
  * offer, and lines over the frame limit (measured in UTF-8 bytes with the LF).
  */
 import { InvalidRequest } from "./errors.ts";
-import { checkId, checkModelId, hasControl } from "./ids.ts";
+import { checkId, checkModelId, checkSessionId, hasControl } from "./ids.ts";
 import type { HelloInfo } from "./hello.ts";
 
 export type Command = "hello" | "models" | "run" | "shutdown";
@@ -177,7 +177,7 @@ export function checkRun(run: Record<string, unknown>, hello: HelloInfo | undefi
   const offered = (feature: string) => features[feature] === true;
   const problem =
     checkId(r.run_id, "run_id") ??
-    (r.session_id !== undefined ? checkId(r.session_id, "session_id") : undefined) ??
+    (r.session_id !== undefined ? checkSessionId(r.session_id) : undefined) ??
     (bytes(r.prompt) > 512 * KiB ? `prompt exceeds the ${512 * KiB}-byte limit` : undefined) ??
     (r.prompt_display_text !== undefined && !offered("prompt_display_text") ? "prompt_display_text is not offered by this host (hello features.prompt_display_text)" : undefined) ??
     (r.prompt_display_text !== undefined && (bytes(r.prompt_display_text) > 256 * KiB || hasControl(r.prompt_display_text, "\n\t"))

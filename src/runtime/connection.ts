@@ -28,6 +28,8 @@ export interface ConnectionOptions {
   supportedFeatures: ReadonlySet<string>;
   shutdownTimeoutMs: number;
   cancellationGraceMs: number;
+  /** See `ExtensionOptions.cancelledReplyMs`. */
+  cancelledReplyMs: number;
   /** Called once, after the last frame was flushed: the process should end (status 0). */
   onStop(): void;
   /** No author code (handlers, hooks) runs before this resolves. */
@@ -41,6 +43,10 @@ export interface ConnectionOptions {
  */
 class ActiveRequest extends CancellationToken {
   settled = false;
+  /** The handler was called. */
+  started = false;
+  /** Answered -32800 while its handler kept running; its worker slot was lent out (see `abandonStuck`). */
+  abandoned = false;
   /** Last `$/progress` sequence sent for it (sequences start at 1). */
   progressSequence = 0;
 
@@ -277,6 +283,7 @@ export class Connection {
     const method = Object.hasOwn(METHODS, request.method) ? METHODS[request.method] : undefined;
     if (!method) return this.conclude(request, { error: new RpcError(ErrorCode.MethodNotFound, `unknown method: ${request.method}`) });
     const ctx = this.handlerContext(request);
+    request.started = true;
     let result: unknown;
     try {
       // The request itself is the ambient scope (it has id, method and token).
@@ -299,6 +306,13 @@ export class Connection {
 
   /** Commit the outcome, unless a cancel was seen first (spec §8.5). */
   private conclude(request: ActiveRequest, outcome: Outcome): void {
+    if (request.abandoned) {
+      // Answered long ago (abandonStuck): give the lent worker slot back, write nothing.
+      request.abandoned = false;
+      this.scheduler.unlend();
+      this.options.logger.info("cancelled handler finished after its reply", { method: request.method });
+      return;
+    }
     if (request.cancelled) outcome = { error: cancelledError(request.reason!) };
     if ("error" in outcome && outcome.error.code !== ErrorCode.RequestCancelled) {
       this.options.logger.error("request failed", { method: request.method, code: outcome.error.code, error: outcome.error.message });
@@ -376,10 +390,27 @@ export class Connection {
     const reason = params.reason === undefined || params.reason === null ? "cancelled" : String(params.reason);
     const request = this.active.get(target.id);
     if (request && !request.settled) {
+      if (!request.cancelled) setTimeout(() => this.abandonStuck(request), this.options.cancelledReplyMs).unref();
       request.cancel(reason);
       return;
     }
     this.hostRequestsImpl?.cancel(target.id, reason);
+  }
+
+  /**
+   * A cancelled request still unanswered after `cancelledReplyMs`: answer
+   * `-32800` now, before octet's 2 s grace ends and it restarts the process,
+   * and let the handler finish in the background. Its worker slot is lent to
+   * the pool meanwhile, so one stuck tool does not stall the others.
+   */
+  private abandonStuck(request: ActiveRequest): void {
+    if (request.settled || this.active.get(request.id) !== request) return;
+    this.options.logger.warning("handler did not stop after cancellation: answered -32800, still running", { method: request.method, ms: this.options.cancelledReplyMs });
+    if (request.started) {
+      request.abandoned = true;
+      this.scheduler.lend();
+    }
+    this.settle(request, { error: cancelledError(request.reason!) });
   }
 
   // ---- lifecycle notifications (API 0.2) ------------------------------------

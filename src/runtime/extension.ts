@@ -4,6 +4,7 @@ import { type FrameSink, FrameWriter } from "../wire/frame-writer.ts";
 import type { RequestId } from "../wire/ids.ts";
 import {
   CANCELLATION_GRACE_MS,
+  CANCELLED_REPLY_MS,
   MAX_CONCURRENT_REQUESTS,
   MAX_MESSAGE_BYTES,
   MAX_PENDING_REQUESTS,
@@ -64,6 +65,12 @@ export interface ExtensionOptions {
   shutdownTimeoutMs?: number;
   /** Grace after cancelling leftover work at the drain deadline in ms (default 250). */
   cancellationGraceMs?: number;
+  /**
+   * This SDK only: after a host cancel, answer `-32800` this many ms later if
+   * the handler has not stopped, and leave it running in the background
+   * (default 1000; octet ends the process 2 s after a cancel with no reply).
+   */
+  cancelledReplyMs?: number;
   /** API 0.2 features to accept (default: all the runtime implements). */
   supportedFeatures?: string[];
   /** Lowest log level written to stderr (default `info`). */
@@ -138,6 +145,7 @@ export class Extension {
       maxMessageBytes: positive("maxMessageBytes", options.maxMessageBytes ?? MAX_MESSAGE_BYTES),
       shutdownTimeoutMs: nonNegative("shutdownTimeoutMs", options.shutdownTimeoutMs ?? SHUTDOWN_TIMEOUT_MS),
       cancellationGraceMs: nonNegative("cancellationGraceMs", options.cancellationGraceMs ?? CANCELLATION_GRACE_MS),
+      cancelledReplyMs: nonNegative("cancelledReplyMs", options.cancelledReplyMs ?? CANCELLED_REPLY_MS),
       supportedFeatures: supported,
       gcPacingBytes: nonNegative("gcPacingBytes", options.gcPacingBytes ?? GC_PACING_BYTES),
     };

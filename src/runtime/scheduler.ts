@@ -52,6 +52,17 @@ export class Scheduler {
     this.startMore();
   };
 
+  /** One more worker while an abandoned handler still holds its slot (see Connection.abandonStuck). */
+  lend(): void {
+    this.concurrency++;
+    this.startMore();
+  }
+
+  /** The abandoned handler finished: its slot is the pool's again. */
+  unlend(): void {
+    this.concurrency--;
+  }
+
   setConcurrency(concurrency: number): void {
     this.concurrency = concurrency;
     this.startMore();

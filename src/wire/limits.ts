@@ -23,3 +23,10 @@ export const MAX_CHILD_WORKER_REQUESTS = 8;
 export const MAX_EXTENSION_REQUEST_IDS = 65_536;
 /** Largest unsigned 64-bit integer. */
 export const U64_MAX = 18446744073709551615n;
+
+/**
+ * After a host `$/cancelRequest`, a request still unanswered this long is
+ * answered `-32800` and its handler left running: octet terminates the whole
+ * process when no reply arrives within 2 s of a cancel (spec §3.9).
+ */
+export const CANCELLED_REPLY_MS = 1_000;

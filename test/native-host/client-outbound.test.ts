@@ -11,13 +11,15 @@ describe("outbound checks (§18 57–61)", () => {
       expect(() => host.run({ ...base, run_id })).toThrow(InvalidRequest);
     }
     for (const session_id of ["a/b", "", "s".repeat(129), "../up"]) {
-      expect(() => host.run({ ...base, session_id })).toThrow(/session_id must be 1-128 characters/);
+      expect(() => host.run({ ...base, session_id })).toThrow(/session_id must be 1-128 characters of A-Z a-z 0-9 - _ \. \(got/);
     }
+    // ':' is in the seed's charset, but octet's host rejects it in a session id: refused locally.
+    expect(() => host.run({ ...base, session_id: "customer:42" })).toThrow("session_id must not contain ':' (got \"customer:42\"): octet's host rejects it");
     expect(received().map((r) => r.command)).toEqual(["hello"]);
-    // The longest valid ids (128 bytes) and the seed's charset, ':' included, go through.
-    const result = await host.run({ ...base, run_id: "r".repeat(128), session_id: "customer:42.a_b-c" }).result;
+    // The longest valid ids (128 bytes) go through; ':' is fine in a run id.
+    const result = await host.run({ ...base, run_id: `r:${"r".repeat(126)}`, session_id: `${"s".repeat(120)}.a_b-c42` }).result;
     expect(result.status).toBe("completed");
-    expect(result.sessionFile.endsWith("/customer:42.a_b-c.jsonl")).toBe(true);
+    expect(result.sessionFile.endsWith(`/${"s".repeat(120)}.a_b-c42.jsonl`)).toBe(true);
     await host.shutdown();
   });
 
