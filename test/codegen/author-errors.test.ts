@@ -81,7 +81,7 @@ describe("author-tool errors are one line naming file, key and fix; nothing is w
     const debug = cli(dir, "gen", "--debug");
     expect(debug.exitCode).toBe(1);
     expect(debug.stderr).toMatch(/\n\s+at /);
-  });
+  }, 30_000);
 
   test("build on stale files, and call with bad arguments, fail in one line", () => {
     const dir = project("weather", WEATHER);
@@ -101,7 +101,7 @@ describe("author-tool errors are one line naming file, key and fix; nothing is w
       expect(call.stdout).toStartWith(message);
       expect(call.stdout).not.toContain("→"); // refused before the extension was started
     }
-  });
+  }, 30_000);
 
   test("--requires-octet without a value is refused", () => {
     const run = cli(temporaryDirectory("cli-"), "build", "--requires-octet");

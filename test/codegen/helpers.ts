@@ -2,30 +2,14 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { removeTemporaryDirectory, temporaryDirectory } from "octet-extension/testing";
 import { join } from "node:path";
 import ts from "typescript";
+import { files } from "../../templates/create-octet-extension/scaffold.js";
 
 export const REPO = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 
 const projects: string[] = [];
 
-/** The tsconfig.json a scaffolded project has (templates/create-octet-extension/scaffold.js). */
-export const TSCONFIG = `${JSON.stringify(
-  {
-    compilerOptions: {
-      target: "ESNext",
-      module: "Preserve",
-      moduleResolution: "bundler",
-      lib: ["ESNext"],
-      types: ["bun"],
-      strict: true,
-      noEmit: true,
-      allowImportingTsExtensions: true,
-      skipLibCheck: true,
-    },
-    include: ["src", "test"],
-  },
-  null,
-  2,
-)}\n`;
+/** The tsconfig.json a scaffolded project has, taken from the initializer itself. */
+export const TSCONFIG = files("project")["tsconfig.json"]!;
 
 /** A fresh extension project directory named `name`, with octet-extension linked to this repo. */
 export function project(name: string, manifest: string): string {
