@@ -25,6 +25,7 @@ import {
 } from "./errors.ts";
 import type { ModelInfo } from "./events.ts";
 import { validateHello, type HelloInfo } from "./hello.ts";
+import { forgetOnExit, killOnExit } from "./exit-cleanup.ts";
 import { signalGroup, terminateGroup, type Exit } from "./process-group.ts";
 import { RequestTracker, type RawEvent } from "./request-tracker.ts";
 import { DEFAULT_MAX_FRAME_BYTES, encodeRequest, type Command, type RunOptions } from "./requests.ts";
@@ -136,6 +137,7 @@ export class NativeHost {
     } catch (error) {
       throw new HostSpawnError(`cannot start ${path}: ${(error as Error).message}`);
     }
+    killOnExit(proc.pid);
     const host = new NativeHost(proc, options);
     try {
       const hello = await host.request("hello", {}, host.options.handshakeTimeoutMs);
@@ -383,6 +385,7 @@ export class NativeHost {
     if (this.groupSwept) return;
     this.groupSwept = true;
     signalGroup(this.pid, "SIGKILL");
+    forgetOnExit(this.pid);
   }
 
   /** Route one line; returns a violation or undefined. */
