@@ -204,6 +204,9 @@ describe("a handler that ignores cancellation", () => {
     // Eight stubborn handlers fill the negotiated concurrency (8); all are cancelled at once.
     const ids = Array.from({ length: 8 }, (_, i) => 7001 + i);
     const replies = ids.map((id) => host.request("tool/call", { name: "stubborn", arguments: { ms: 3_000 }, context }, { id }));
+    // Cancel once every handler runs (a request cancelled before it starts never runs at all).
+    for (const deadline = performance.now() + 5_000; host.logs().filter((r) => r.message === "stubborn started").length < 8 && performance.now() < deadline; ) await Bun.sleep(10);
+    expect(host.logs().filter((r) => r.message === "stubborn started")).toHaveLength(8);
     const cancelledAt = performance.now();
     for (const id of ids) host.cancel(id, "user");
     for (const reply of replies) expect(await reply).toMatchObject({ error: { code: -32800, data: { reason: "user" } } });
