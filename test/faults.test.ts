@@ -50,21 +50,6 @@ describe("synchronous writes of any size to fds 1 and 2 become log lines; the ex
   }, 60_000);
 });
 
-test("writes between importing the SDK and run() never reach stdout, by any path", async () => {
-  const host = await ready(new URL("./fixtures/faults/faults-early-v02", import.meta.url).pathname);
-  expect(await host.callTool("echo", { text: "fine" })).toMatchObject({ content: [{ text: "fine" }] });
-  expect(await host.shutdown()).toBe(0);
-  expectCleanStreams(host);
-  const stray = host.logs().filter((r) => typeof r.message === "string" && (r.message as string).startsWith("early "));
-  expect(stray.map((r) => [r.message, r.source]).sort()).toEqual([
-    ["early Bun.write", "stdout"],
-    ["early child", "stdout"],
-    ["early fs.writeSync", "stdout"],
-    ["early process.stdout.write", "stdout"],
-    ["early raw stderr", "stderr"],
-  ]);
-});
-
 test("at exit, stray output still unread is logged for at most 750 ms, then counted: the process exits within octet's 2 s", async () => {
   const host = await ready(V02);
   await host.callTool("flood", { path: "fs1", bytes: 64 * MiB });
@@ -146,7 +131,7 @@ describe("a host that stops reading stdout but keeps writing", () => {
   }, 120_000);
 });
 
-describe("launched as octet launches (real pipes, stderr to a file: fds reopened, no FFI needed)", () => {
+describe("launched as octet launches (real pipes, stderr to a file: fds 1 and 2 are reopened, no FFI)", () => {
   /** A FIFO opened read-write on our side (so no open blocks) and with `childFlags` for the child. */
   const fifo = (childFlags: number) => {
     const dir = temporaryDirectory("fifo-");
@@ -155,13 +140,13 @@ describe("launched as octet launches (real pipes, stderr to a file: fds reopened
     return { ours: openSync(path, constants.O_RDWR), theirs: openSync(path, childFlags) };
   };
 
-  test("early writes become log lines in the stderr file; frames stay clean", async () => {
+  test("stray output becomes log lines in the stderr file; frames stay clean", async () => {
     const stdin = fifo(constants.O_RDONLY);
     const stdout = fifo(constants.O_WRONLY);
     const stderrPath = join(temporaryDirectory("stderr-"), "stderr.log");
     const stderr = openSync(stderrPath, "a");
-    const dir = new URL("./fixtures/faults/faults-early-v02", import.meta.url).pathname;
-    const env = { PATH: pathWithBun(process.env.PATH), OCTET_EXTENSION_NAME: "faults-early-v02", OCTET_EXTENSION_API_VERSION: "0.2", OCTET_EXTENSION_DIR: dir, FAULTS_EARLY_WRITES: "1" };
+    const dir = V02;
+    const env = { PATH: pathWithBun(process.env.PATH), OCTET_EXTENSION_NAME: "faults-v02", OCTET_EXTENSION_API_VERSION: "0.2", OCTET_EXTENSION_DIR: dir };
     const proc = Bun.spawn([join(dir, "extension")], { stdin: stdin.theirs, stdout: stdout.theirs, stderr, env, cwd: temporaryDirectory("ws-") });
     for (const fd of [stdin.theirs, stdout.theirs, stderr]) closeSync(fd);
     const input = Bun.file(stdin.ours).writer();
@@ -192,7 +177,6 @@ describe("launched as octet launches (real pipes, stderr to a file: fds reopened
     void reading;
     expect(lines.map((l) => JSON.parse(l).id)).toEqual([1, 2, 3]);
     const records = readFileSync(stderrPath, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
-    expect(records.filter((r) => String(r.message).startsWith("early ")).map((r) => r.message).sort()).toEqual(["early Bun.write", "early child", "early fs.writeSync", "early process.stdout.write", "early raw stderr"]);
     expect(records.filter((r) => String(r.message).startsWith("fs1 ")).length).toBe(Math.ceil((1024 * 1024) / 100));
   }, 60_000);
 });

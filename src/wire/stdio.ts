@@ -1,7 +1,10 @@
 import type { Logger, LogLevel } from "../log.ts";
 import type { FrameSink } from "./frame-writer.ts";
-import { closeSync, constants, fstatSync, openSync, unlinkSync } from "node:fs";
+import type * as NodeFs from "node:fs";
 import { openStrayFile, openStrayPath, pollStrayReaders, StrayReader } from "./stray-output.ts";
+
+/** node:fs, loaded when first needed: importing it costs ~0.5 ms of start-up. */
+const fs = (): typeof NodeFs => require("node:fs");
 
 /** The process's protocol output and its structured stderr, once claimed. */
 export interface ClaimedStdio {
@@ -42,7 +45,7 @@ export function claimStdio(logger: Logger): ClaimedStdio {
   // Created on the first log line: a FileSink costs ~0.07 ms that the first reply need not wait for.
   let stderrSink: ReturnType<typeof Bun.stderr.writer> | undefined;
   logger.setOutput((line) => {
-    stderrSink ??= early ? Bun.file(early.fds.stderr).writer() : Bun.stderr.writer();
+    stderrSink ??= Bun.stderr.writer();
     stderrSink.write(line + "\n");
     void stderrSink.flush();
   });
@@ -51,13 +54,12 @@ export function claimStdio(logger: Logger): ClaimedStdio {
   errorLogging!.serving = true;
   let sealed = false;
   let sealedProtocol: FrameSink | undefined;
-  let strayReaderList: StrayReader[] = early?.readers ?? [];
+  let strayReaderList: StrayReader[] = [];
   claimed = {
-    protocol: early ? Bun.file(early.fds.stdout).writer() : Bun.stdout.writer(),
+    protocol: Bun.stdout.writer(),
     seal: () => {
       if (sealed) return sealedProtocol;
       sealed = true;
-      if (early) return undefined; // sealed at import: frames already go to the private copy
       const fds = redirectStdio();
       if (!fds) {
         routeStream(process.stdout, logger, "info", "stdout");
@@ -121,7 +123,7 @@ interface Redirected {
 }
 
 /** Keep private copies of fds 1 and 2, then point both elsewhere (see {@link Redirected}). Undefined where neither way works. */
-function redirectStdio(allowPipes = true): Redirected | undefined {
+function redirectStdio(): Redirected | undefined {
   const reopened = reopenStdio();
   if (reopened) return reopened;
   try {
@@ -143,11 +145,6 @@ function redirectStdio(allowPipes = true): Redirected | undefined {
       c.close(outFile.write);
       c.close(errFile.write);
       return { stdout, stderr, strayStdout: outFile.read, strayStderr: errFile.read, kind: "file" };
-    }
-    if (!allowPipes) {
-      c.close(stdout);
-      c.close(stderr);
-      return undefined;
     }
     const out = new Int32Array(2);
     const err = new Int32Array(2);
@@ -203,30 +200,6 @@ const CONSOLE_LEVELS: [string, LogLevel][] = [
 export function routeConsoleWhenHosted(logger: Logger): void {
   if (process.env.OCTET_EXTENSION_NAME === undefined || process.env.OCTET_EXTENSION_API_VERSION === undefined) return;
   routeConsole(logger);
-  sealEarly(logger);
-}
-
-/** Set when fds 1 and 2 were sealed at import (under an octet host, see {@link sealEarly}). */
-let early: { fds: Redirected; readers: StrayReader[] } | undefined;
-
-/**
- * Under an octet host, seal fds 1 and 2 as soon as the SDK is imported, so
- * that nothing written before `run()` — `process.stdout.write`,
- * `fs.writeSync(1, …)`, `Bun.write(Bun.stdout, …)`, a child process — can
- * reach the protocol stream. Where fds 1 and 2 can be reopened (pipes,
- * terminals, files: octet's case) this costs a few system calls; behind
- * sockets (Bun.spawn's stdio) it loads libc through `bun:ffi`.
- */
-function sealEarly(logger: Logger): void {
-  if (early) return;
-  // Pipes would need the event loop to drain them before run(): without a stray file, sealing waits for run().
-  const fds = redirectStdio(false);
-  if (!fds) return;
-  stderrFd = fds.stderr;
-  stderrSink = undefined;
-  const readers = strayReaders(fds, logger);
-  pollStrayReaders(readers, 25);
-  early = { fds, readers };
 }
 
 function strayReaders(fds: Redirected, logger: Logger): StrayReader[] {
@@ -237,12 +210,10 @@ function strayReaders(fds: Redirected, logger: Logger): StrayReader[] {
 }
 
 let stderrSink: ReturnType<typeof Bun.stderr.writer> | undefined;
-/** The real stderr: fd 2, or its private copy once sealed at import. */
-let stderrFd = 2;
 
 /** Write one line to the real stderr, flushed at once (the logger's output until stdio is claimed). */
 export function writeStderrLine(line: string): void {
-  stderrSink ??= stderrFd === 2 ? Bun.stderr.writer() : Bun.file(stderrFd).writer();
+  stderrSink ??= Bun.stderr.writer();
   stderrSink.write(line + "\n");
   stderrSink.flush();
 }
@@ -287,41 +258,41 @@ function reopenStdio(): Redirected | undefined {
   let flags: [number, number];
   try {
     const mode = (fd: number) => {
-      const stat = fstatSync(fd);
+      const stat = fs().fstatSync(fd);
       // A regular file is reopened appending (its own offset would overwrite); a socket cannot be reopened.
-      if (stat.isFIFO() || stat.isCharacterDevice()) return constants.O_WRONLY;
-      if (stat.isFile()) return constants.O_WRONLY | constants.O_APPEND;
+      if (stat.isFIFO() || stat.isCharacterDevice()) return fs().constants.O_WRONLY;
+      if (stat.isFile()) return fs().constants.O_WRONLY | fs().constants.O_APPEND;
       return undefined;
     };
     const out = mode(1);
     const err = mode(2);
     if (out === undefined || err === undefined) return undefined;
     flags = [out, err];
-    fstatSync(0); // open: a closed fd 0 would be the lowest free descriptor
+    fs().fstatSync(0); // open: a closed fd 0 would be the lowest free descriptor
   } catch {
     return undefined;
   }
   const opened: number[] = [];
   try {
-    const stdout = openSync(`${dir}/1`, flags[0]);
+    const stdout = fs().openSync(`${dir}/1`, flags[0]);
     opened.push(stdout);
-    const stderr = openSync(`${dir}/2`, flags[1]);
+    const stderr = fs().openSync(`${dir}/2`, flags[1]);
     opened.push(stderr);
     const out = openStrayPath("stdout");
     const err = openStrayPath("stderr");
     if (!out || !err) return undefined;
     opened.push(out.read, err.read);
     for (const [fd, stray] of [[1, out], [2, err]] as const) {
-      closeSync(fd);
-      const reopened = openSync(stray.path, constants.O_WRONLY | constants.O_APPEND);
-      unlinkSync(stray.path);
+      fs().closeSync(fd);
+      const reopened = fs().openSync(stray.path, fs().constants.O_WRONLY | fs().constants.O_APPEND);
+      fs().unlinkSync(stray.path);
       if (reopened !== fd) throw new Error(`reopened as fd ${reopened}`);
     }
     return { stdout, stderr, strayStdout: out.read, strayStderr: err.read, kind: "file" };
   } catch {
     for (const fd of opened) {
       try {
-        closeSync(fd);
+        fs().closeSync(fd);
       } catch {
         /* already closed */
       }

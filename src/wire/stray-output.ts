@@ -1,4 +1,7 @@
-import { closeSync, fstatSync, ftruncateSync, openSync, readSync, unlinkSync } from "node:fs";
+import type * as NodeFs from "node:fs";
+
+/** node:fs, loaded when first needed: importing it costs ~0.5 ms of start-up. */
+const fs = (): typeof NodeFs => require("node:fs");
 
 /**
  * Where fds 1 and 2 point once stdio is sealed: an unlinked temporary file
@@ -28,14 +31,14 @@ export function openStrayFile(label: string): { write: number; read: number } | 
   const path = strayPath(label);
   let write: number | undefined;
   try {
-    write = openSync(path, "ax", 0o600);
-    const read = openSync(path, "r");
-    unlinkSync(path);
+    write = fs().openSync(path, "ax", 0o600);
+    const read = fs().openSync(path, "r");
+    fs().unlinkSync(path);
     return { write, read };
   } catch {
-    if (write !== undefined) closeSync(write);
+    if (write !== undefined) fs().closeSync(write);
     try {
-      unlinkSync(path);
+      fs().unlinkSync(path);
     } catch {
       /* never created */
     }
@@ -50,11 +53,11 @@ export function openStrayFile(label: string): { write: number; read: number } | 
 export function openStrayPath(label: string): { path: string; read: number } | undefined {
   const path = strayPath(label);
   try {
-    closeSync(openSync(path, "ax", 0o600));
-    return { path, read: openSync(path, "r") };
+    fs().closeSync(fs().openSync(path, "ax", 0o600));
+    return { path, read: fs().openSync(path, "r") };
   } catch {
     try {
-      unlinkSync(path);
+      fs().unlinkSync(path);
     } catch {
       /* never created */
     }
@@ -94,7 +97,7 @@ export class StrayReader {
     for (;;) {
       let n: number;
       try {
-        n = readSync(this.readFd, this.buffer, 0, this.buffer.length, this.offset);
+        n = fs().readSync(this.readFd, this.buffer, 0, this.buffer.length, this.offset);
       } catch {
         return false;
       }
@@ -106,8 +109,8 @@ export class StrayReader {
     }
     if (this.offset >= TRUNCATE_AFTER) {
       try {
-        if (fstatSync(this.readFd).size === this.offset) {
-          ftruncateSync(this.writeFd, 0);
+        if (fs().fstatSync(this.readFd).size === this.offset) {
+          fs().ftruncateSync(this.writeFd, 0);
           this.offset = 0;
         }
       } catch {
@@ -126,7 +129,7 @@ export class StrayReader {
     while (performance.now() < deadline && this.drain(256 * 1024));
     let left = 0;
     try {
-      left = Math.max(0, fstatSync(this.readFd).size - this.offset);
+      left = Math.max(0, fs().fstatSync(this.readFd).size - this.offset);
     } catch {
       /* nothing more to tell */
     }
@@ -159,11 +162,7 @@ export class StrayReader {
   }
 }
 
-/**
- * Poll readers on one unref'd timer: fast while output arrives, backing off
- * when idle. The first look waits `firstMs` (sealing at import starts it late,
- * so start-up is not interrupted).
- */
+/** Poll readers on one unref'd timer: fast while output arrives, backing off when idle. */
 export function pollStrayReaders(readers: StrayReader[], firstMs = 2): void {
   let idle = 0;
   const tick = () => {
