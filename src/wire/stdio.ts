@@ -286,7 +286,8 @@ function reopenStdio(): Redirected | undefined {
       fs().closeSync(fd);
       const reopened = fs().openSync(stray.path, fs().constants.O_WRONLY | fs().constants.O_APPEND);
       fs().unlinkSync(stray.path);
-      if (reopened !== fd) throw new Error(`reopened as fd ${reopened}`);
+      // Another thread took the free number first: move the file where it belongs (FFI, rare).
+      if (reopened !== fd) moveDescriptor(reopened, fd);
     }
     return { stdout, stderr, strayStdout: out.read, strayStderr: err.read, kind: "file" };
   } catch {
@@ -299,4 +300,15 @@ function reopenStdio(): Redirected | undefined {
     }
     return undefined;
   }
+}
+
+/** `dup2(from, to)` then `close(from)`, through libc; throws where FFI is unavailable. */
+function moveDescriptor(from: number, to: number): void {
+  const { dlopen, FFIType } = require("bun:ffi") as typeof import("bun:ffi");
+  const { symbols: c } = dlopen(process.platform === "darwin" ? "libSystem.B.dylib" : "libc.so.6", {
+    dup2: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+    close: { args: [FFIType.i32], returns: FFIType.i32 },
+  });
+  if (c.dup2(from, to) < 0) throw new Error(`cannot move fd ${from} to ${to}`);
+  c.close(from);
 }
