@@ -26,26 +26,6 @@ function strayPath(label: string): string {
   return `${dir}/octet-${label}-${process.pid}-${Math.random().toString(36).slice(2)}`;
 }
 
-/** An unlinked temporary file: a descriptor to write through (appending) and one to read from. */
-export function openStrayFile(label: string): { write: number; read: number } | undefined {
-  const path = strayPath(label);
-  let write: number | undefined;
-  try {
-    write = fs().openSync(path, "ax", 0o600);
-    const read = fs().openSync(path, "r");
-    fs().unlinkSync(path);
-    return { write, read };
-  } catch {
-    if (write !== undefined) fs().closeSync(write);
-    try {
-      fs().unlinkSync(path);
-    } catch {
-      /* never created */
-    }
-    return undefined;
-  }
-}
-
 /**
  * A new temporary file, still linked, with a descriptor to read from; the
  * caller opens the write side where it needs it and then unlinks `path`.
@@ -62,6 +42,20 @@ export function openStrayPath(label: string): { path: string; read: number } | u
       /* never created */
     }
     return undefined;
+  }
+}
+
+/** An unlinked temporary file: a descriptor to write through (appending) and one to read from. */
+export function openStrayFile(label: string): { write: number; read: number } | undefined {
+  const file = openStrayPath(label);
+  if (!file) return undefined;
+  try {
+    return { write: fs().openSync(file.path, "a"), read: file.read };
+  } catch {
+    fs().closeSync(file.read);
+    return undefined;
+  } finally {
+    fs().unlinkSync(file.path);
   }
 }
 
