@@ -144,6 +144,7 @@ export function typeSchema(root: Obj): Obj {
       const { $ref: _ref, ...siblings } = target;
       target = Object.keys(siblings).some((k) => k !== "description") ? { allOf: [next], ...siblings } : { ...next, ...(siblings.description ? { description: siblings.description } : {}) };
     }
+    target = spreadNumericTypes(target);
     const nextStack = [...stack, node, ...refs];
     const out: Obj = {};
     const set = (key: string, value: unknown) => Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
@@ -154,7 +155,30 @@ export function typeSchema(root: Obj): Obj {
       else if (MAP.includes(key) && isObj(value)) set(key, Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copy(v, nextStack)])));
       else set(key, value);
     }
+    if (mayBeBigInt(out)) set("tsType", "(number | bigint)");
     return out;
   };
   return copy(root, []) as Obj;
+}
+
+/**
+ * Integer literals outside ±(2^53−1) reach handlers as `bigint` (docs/manifest.md,
+ * "Big integers"), so an `integer` or `number` schema is `number | bigint`
+ * unless its bounds keep every valid value within that range.
+ */
+function mayBeBigInt(node: Obj): boolean {
+  if (node.type !== "integer" && node.type !== "number") return false;
+  if ("enum" in node || "const" in node) return false;
+  const at = (key: string, ok: (bound: number) => boolean) => typeof node[key] === "number" && ok(node[key] as number);
+  const boundedBelow = at("minimum", (b) => b >= -Number.MAX_SAFE_INTEGER) || at("exclusiveMinimum", (b) => b >= -(2 ** 53));
+  const boundedAbove = at("maximum", (b) => b <= Number.MAX_SAFE_INTEGER) || at("exclusiveMaximum", (b) => b <= 2 ** 53);
+  return !(boundedBelow && boundedAbove);
+}
+
+/** `type = ["integer", "string"]` as one schema per type, so a numeric member can be typed on its own. */
+function spreadNumericTypes(node: Obj): Obj {
+  const types = node.type;
+  if (!Array.isArray(types) || !types.some((t) => t === "integer" || t === "number")) return node;
+  const { type: _type, ...rest } = node;
+  return { anyOf: types.map((t) => ({ ...rest, type: t })) };
 }

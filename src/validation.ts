@@ -4,7 +4,31 @@
  * manifest's schemas at gen time (Ajv standalone code), so a shipped bundle
  * carries no schema compiler; the few helpers that code calls live here.
  */
+import { holdsBigInt } from "./wire/json.ts";
+
 export type { ArgumentIssue, ArgumentValidator } from "./runtime/arguments.ts";
+
+/**
+ * The arguments as a compiled validator checks them. Integer literals beyond
+ * ±(2^53−1) arrive as `bigint`, which Ajv's code does not know; in a copy
+ * they become the nearest `number`, so `type`, bounds and `enum` are checked
+ * at double precision (docs/manifest.md, "Big integers"). Arguments without
+ * a big integer are returned as they are, at no cost.
+ */
+export function schemaView(args: unknown): unknown {
+  return holdsBigInt(args) ? withNumbers(args) : args;
+}
+
+function withNumbers(value: unknown): unknown {
+  if (typeof value === "bigint") return Number(value);
+  if (!holdsBigInt(value)) return value;
+  if (Array.isArray(value)) return value.map(withNumbers);
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    Object.defineProperty(copy, key, { value: withNumbers(item), enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
+}
 
 /** String length in Unicode code points, as JSON Schema's minLength/maxLength count it. */
 export function ucs2length(text: string): number {

@@ -450,7 +450,7 @@ export class Connection {
     }
     this.state = "draining";
     let budget = this.options.shutdownTimeoutMs;
-    if (isObject(params) && typeof params.drain_timeout_ms === "number") {
+    if (isObject(params)) {
       const requested = readInteger(params, "drain_timeout_ms");
       if (requested !== undefined && requested >= 0 && requested < budget) budget = Number(requested);
     }

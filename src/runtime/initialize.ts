@@ -74,7 +74,7 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
     if (!isObject(limits)) throw invalid("protocol limits must be an object");
     let requested: number | bigint = 1;
     if ("max_concurrent_requests" in limits) {
-      const n = typeof limits.max_concurrent_requests === "number" ? readInteger(limits, "max_concurrent_requests") : undefined;
+      const n = readInteger(limits, "max_concurrent_requests");
       if (n === undefined || n <= 0) throw invalid("protocol limits.max_concurrent_requests must be a positive integer");
       requested = n;
     }

@@ -119,7 +119,7 @@ export class TestHost {
   private closed = false;
   /** Settles when stdout and stderr have been read to their end. */
   private readonly drained: Promise<unknown>;
-  private frameWaiters: { predicate: (e: TranscriptEntry) => boolean; resolve: (e: TranscriptEntry) => void }[] = [];
+  private frameWaiters: { predicate: (e: TranscriptEntry) => boolean; resolve: (e: TranscriptEntry) => void; reject: (error: unknown) => void }[] = [];
 
   private constructor(
     readonly manifest: HostManifest,
@@ -377,19 +377,31 @@ export class TestHost {
 
   /** Wait for a host reply with this id to arrive after sending it raw. */
   waitForReply(id: unknown, timeoutMs = 10_000): Promise<Obj> {
-    return this.waitForFrame((f) => !("method" in f) && JSON.stringify(f.id) === JSON.stringify(id), timeoutMs);
+    const key = idKey(id);
+    return this.waitForFrame((f) => !("method" in f) && idKey(f.id) === key, timeoutMs);
   }
 
-  /** Wait for an extension frame matching `predicate` (already-received frames count). */
+  /**
+   * Wait for an extension frame matching `predicate` (already-received frames
+   * count). A predicate that throws rejects this wait with its error.
+   */
   waitForFrame(predicate: (frame: Obj) => boolean, timeoutMs = 10_000): Promise<Obj> {
-    const seen = this.transcript.find((e) => e.from === "extension" && e.frame && predicate(e.frame));
-    if (seen) return Promise.resolve(seen.frame!);
+    try {
+      const seen = this.transcript.find((e) => e.from === "extension" && e.frame && predicate(e.frame));
+      if (seen) return Promise.resolve(seen.frame!);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return new Promise((resolve, reject) => {
       const waiter = {
         predicate: (e: TranscriptEntry) => e.from === "extension" && e.frame !== undefined && predicate(e.frame),
         resolve: (e: TranscriptEntry) => {
           clearTimeout(timer);
           resolve(e.frame!);
+        },
+        reject: (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
         },
       };
       const timer = setTimeout(() => {
@@ -546,7 +558,15 @@ export class TestHost {
     else if ("id" in f) this.onExtensionRequest(f);
     else this.onExtensionNotification(f);
     for (const waiter of [...this.frameWaiters]) {
-      if (waiter.predicate(entry)) {
+      let matched: boolean;
+      try {
+        matched = waiter.predicate(entry);
+      } catch (error) {
+        this.frameWaiters = this.frameWaiters.filter((w) => w !== waiter);
+        waiter.reject(error);
+        continue;
+      }
+      if (matched) {
         this.frameWaiters = this.frameWaiters.filter((w) => w !== waiter);
         waiter.resolve(entry);
       }
@@ -714,4 +734,9 @@ function wellFormed(value: unknown): boolean {
   if (Array.isArray(value)) return value.every(wellFormed);
   if (typeof value === "object" && value !== null) return Object.entries(value).every(([k, v]) => k.isWellFormed() && wellFormed(v));
   return true;
+}
+
+/** Compares ids of any JSON type, big integers (`bigint`) included. */
+function idKey(id: unknown): string {
+  return typeof id === "bigint" ? id.toString() : JSON.stringify(id);
 }

@@ -1,11 +1,14 @@
 /**
- * Lossless JSON decoding for the few integers the wire cares about.
+ * Lossless JSON decoding (docs/api-0.2.md, "Big integers").
  *
- * `JSON.parse` turns `1.0` into `1` and rounds integers above 2^53. The
- * reference SDK treats `1.0` as a non-integer and echoes u64 ids exactly, so
- * for numbers whose source text differs from their JS rendering we remember
- * the source lexeme (keyed by holder object and key) and consult it when an
- * id or a protocol integer is validated. User data is returned unchanged.
+ * `JSON.parse` turns `1.0` into `1` and rounds integers above 2^53. Two rules
+ * keep every value exact:
+ * - an integer literal outside ±(2^53−1) becomes a `bigint` with its exact
+ *   digits, wherever it is in the frame (ids, tool arguments, results);
+ * - for any other number whose source text differs from its JS rendering
+ *   (`1.0`, `-0`, `1E2`) the source lexeme is remembered (keyed by holder
+ *   object and key) and consulted when an id or a protocol integer is
+ *   validated, since the reference SDK treats `1.0` as a non-integer.
  */
 
 // A number token (after `:`, `,` or `[`) with a fraction or exponent, 16+
@@ -13,6 +16,9 @@
 // not match `"jsonrpc":"2.0"`, which every frame carries.
 const NON_CANONICAL_NUMBER = /[:,[]\s*(?:-?[0-9]+[.eE]|-?[0-9]{16}|-0\b)/;
 const lexemes = new WeakMap<object, Map<string, string>>();
+/** Objects and arrays that hold a `bigint` made by {@link parseJson}, at any depth. */
+const bigHolders = new WeakSet<object>();
+const INTEGER_LEXEME = /^-?(0|[1-9][0-9]*)$/;
 
 /**
  * Beyond this length the per-byte pre-check costs more than the per-value
@@ -24,22 +30,37 @@ const PRECHECK_MAX_CHARS = 64 * 1024;
 /** Parse one frame's text. Throws `SyntaxError` like `JSON.parse`. */
 export function parseJson(text: string): unknown {
   if (text.length <= PRECHECK_MAX_CHARS && !NON_CANONICAL_NUMBER.test(text)) return JSON.parse(text);
-  return JSON.parse(text, function (this: object, key: string, value: unknown, context?: { source?: string }) {
-    if (typeof value === "number" && context?.source !== undefined && context.source !== String(value)) {
+  return JSON.parse(text, revive as (key: string, value: unknown) => unknown);
+}
+
+function revive(this: object, key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value === "number") {
+    const source = context?.source;
+    if (source === undefined) return value;
+    if (!Number.isSafeInteger(value) && INTEGER_LEXEME.test(source)) {
+      bigHolders.add(this);
+      return BigInt(source);
+    }
+    if (source !== String(value)) {
       let table = lexemes.get(this);
       if (!table) lexemes.set(this, (table = new Map()));
-      table.set(key, context.source);
+      table.set(key, source);
     }
-    return value;
-  } as (key: string, value: unknown) => unknown);
+  } else if (typeof value === "object" && value !== null && bigHolders.has(value)) {
+    bigHolders.add(this);
+  }
+  return value;
+}
+
+/** Whether {@link parseJson} put a `bigint` somewhere inside `value` (a cheap check: no walk). */
+export function holdsBigInt(value: unknown): boolean {
+  return typeof value === "object" && value !== null && bigHolders.has(value);
 }
 
 /** The source text of the number at `holder[key]` (its JS rendering when it round-trips). */
 export function numberSource(holder: object, key: string): string {
   return lexemes.get(holder)?.get(key) ?? String((holder as Record<string, unknown>)[key]);
 }
-
-const INTEGER_LEXEME = /^-?(0|[1-9][0-9]*)$/;
 
 /**
  * Read `holder[key]` as a JSON integer (no fraction, no exponent).
@@ -48,6 +69,7 @@ const INTEGER_LEXEME = /^-?(0|[1-9][0-9]*)$/;
  */
 export function readInteger(holder: object, key: string): number | bigint | undefined {
   const value = (holder as Record<string, unknown>)[key];
+  if (typeof value === "bigint") return value;
   if (typeof value !== "number") return undefined;
   const source = numberSource(holder, key);
   if (!INTEGER_LEXEME.test(source)) return undefined;
@@ -71,6 +93,7 @@ export function rawNumber(source: string): unknown {
 /** Echo form of the value at `holder[key]`: numbers keep their source lexeme. */
 export function echoValue(holder: object, key: string): unknown {
   const value = (holder as Record<string, unknown>)[key];
+  if (typeof value === "bigint") return rawNumber(value.toString());
   if (typeof value !== "number") return value;
   const source = numberSource(holder, key);
   return source === String(value) ? value : rawNumber(source);

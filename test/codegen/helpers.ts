@@ -49,7 +49,7 @@ description = "Forecasts"
 
 [tools.get_forecast]
 description = "Get the forecast for a city"
-parameters = { type = "object", properties = { city = { type = "string" }, days = { type = "integer", minimum = 1 } }, required = ["city"] }
+parameters = { type = "object", properties = { city = { type = "string" }, days = { type = "integer", minimum = 1, maximum = 16 } }, required = ["city"] }
 
 [commands.weather]
 description = "Show the weather"

@@ -21,7 +21,7 @@ describe("schemas in the generated module", () => {
     const dir = project(
       "shapes",
       `${HEAD}[tools.hello]\ndescription = "Hello"\nparameters = { type = "object", properties = { who = { type = "string" } }, required = ["who"] }\n\n` +
-        `[tools.trip]\ndescription = "Trip"\nparameters = { type = "object", properties = { from = { "$ref" = "#/definitions/HelloArgs" }, to = { "$ref" = "#/$defs/Place" } }, required = ["from", "to"], definitions = { HelloArgs = { type = "integer" } }, "$defs" = { Place = { type = "object", properties = { city = { type = "string" } }, required = ["city"] } } }\n`,
+        `[tools.trip]\ndescription = "Trip"\nparameters = { type = "object", properties = { from = { "$ref" = "#/definitions/HelloArgs" }, to = { "$ref" = "#/$defs/Place" } }, required = ["from", "to"], definitions = { HelloArgs = { type = "integer", minimum = 0, maximum = 1000 } }, "$defs" = { Place = { type = "object", properties = { city = { type = "string" } }, required = ["city"] } } }\n`,
     );
     await gen(dir);
     const module = read(dir, "src/extension.gen.ts");
@@ -112,6 +112,58 @@ describe("the runtime keeps the generated types: arguments are checked before th
     // Only now does the handler run, for the first time.
     expect(await host.callTool("forecast", { city: "Oslo", days: 2, tags: ["a"], unit: "metric" })).toEqual({ content: [{ type: "text", text: "call 1: Oslo" }], is_error: false, metadata: {} });
     expect(text(await host.callTool("raw", { n: "not a number" }))).toBe('raw got {"n":"not a number"}');
+    expect(await host.shutdown()).toBe(0);
+    expect(host.violations).toEqual([]);
+  });
+});
+
+describe("integers beyond 2^53: bigint in the generated types and through the validators", () => {
+  const MANIFEST =
+    `${HEAD}[tools.ids]\ndescription = "Ids"\nparameters = { type = "object", properties = { ` +
+    `id = { type = "integer" }, small = { type = "integer", minimum = 0, maximum = 100 }, half = { type = "integer", minimum = 0 }, ` +
+    `ratio = { type = "number", minimum = -1.5, maximum = 1.5 }, amount = { type = "number" }, either = { type = ["integer", "string"] }, ` +
+    `list = { type = "array", items = { type = "integer" }, uniqueItems = true }, level = { enum = [1, 2] } }, required = ["id"], additionalProperties = false }\n`;
+
+  test("unbounded integer and number schemas are number | bigint; bounded within ±(2^53−1) stay number", async () => {
+    const dir = project("shapes", MANIFEST);
+    await gen(dir);
+    const module = read(dir, "src/extension.gen.ts");
+    expect(module).toContain(
+      "export interface IdsArgs {\n  id: number | bigint;\n  small?: number;\n  half?: number | bigint;\n  ratio?: number;\n  amount?: number | bigint;\n  either?: (number | bigint) | string;\n  list?: (number | bigint)[];\n  level?: 1 | 2;\n}",
+    );
+    // Arithmetic on a number | bigint needs narrowing, and the type checker says so.
+    writeFileSync(join(dir, "src/extension.ts"), read(dir, "src/extension.ts").replace(/ids: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, "ids: (args) => `${args.id + 1}`,"));
+    expect(typecheck([join(dir, "src/extension.ts")]).length).toBeGreaterThan(0);
+    writeFileSync(
+      join(dir, "src/extension.ts"),
+      read(dir, "src/extension.ts").replace("ids: (args) => `${args.id + 1}`,", "ids: (args) => `${typeof args.id} ${typeof args.id === \"bigint\" ? args.id + 1n : args.id + 1} ${(args.small ?? 0) + 1} ${JSON.stringify(args.list?.map(String))}`,"),
+    );
+    expect(typecheck([join(dir, "src/extension.ts")])).toEqual([]);
+
+    const host = await TestHost.start(dir);
+    await host.initialize();
+    const call = async (id: number, args: string) => {
+      host.sendRaw(`{"jsonrpc":"2.0","id":${id},"method":"tool/call","params":{"name":"ids","arguments":${args},"context":${JSON.stringify(host.executionContext())}}}`);
+      return ((await host.waitForReply(id)).result as { content: { text: string }[]; is_error: boolean });
+    };
+    expect(await call(900, '{"id":18446744073709551615,"small":7}')).toMatchObject({ is_error: false, content: [{ text: 'bigint 18446744073709551616 8 undefined' }] });
+    expect(await call(901, '{"id":9007199254740991}')).toMatchObject({ is_error: false, content: [{ text: "number 9007199254740992 1 undefined" }] });
+    expect(await call(902, '{"id":123456789012345678901234567890,"amount":123456789012345678901234567890,"either":9007199254740993,"half":9007199254740993,"list":[1,9007199254740993]}')).toMatchObject({
+      is_error: false,
+      content: [{ text: 'bigint 123456789012345678901234567891 1 ["1","9007199254740993"]' }],
+    });
+    // Bounds still hold for big integers.
+    const small = await call(903, '{"id":1,"small":18446744073709551615}');
+    expect(small.is_error).toBe(true);
+    expect(small.content[0]!.text).toContain("/small must be <= 100 (rule: maximum)");
+    const ratio = await call(904, '{"id":1,"ratio":9007199254740993}');
+    expect(ratio.content[0]!.text).toContain("/ratio must be <= 1.5 (rule: maximum)");
+    const half = await call(905, '{"id":1,"half":-9007199254740993}');
+    expect(half.content[0]!.text).toContain("/half must be >= 0 (rule: minimum)");
+    const level = await call(906, '{"id":1,"level":9007199254740993}');
+    expect(level.content[0]!.text).toContain("/level must be equal to one of the allowed values (rule: enum)");
+    const text = await call(907, '{"id":"18446744073709551615"}');
+    expect(text.content[0]!.text).toContain("/id must be integer (rule: type)");
     expect(await host.shutdown()).toBe(0);
     expect(host.violations).toEqual([]);
   });
