@@ -9,42 +9,53 @@
  *     --model ID        model id (default: the first of `models --offline`)
  *     --workspace DIR   workspace (default: the current directory)
  *     --session ID      continue or start this session
- *     --timeout SEC     give up after this many seconds
+ *     --timeout SEC     give up after this many seconds (default 600; 0 = no limit)
+ *     --env NAME        also pass the variable NAME to the host (repeatable)
  *
- * Ctrl-C cancels the run (the host's process group is terminated).
+ * The host gets a minimal environment plus the provider credential variables
+ * that are set (`PROVIDER_CREDENTIAL_VARS`: OPENAI_API_KEY, ANTHROPIC_API_KEY,
+ * ...), so catalog models can authenticate; their values are masked in any
+ * host stderr this prints. Ctrl-C cancels the run (the host's process group is
+ * terminated).
  */
-import { parseArgs } from "node:util";
 import { dirname, resolve } from "node:path";
-import { HostSpawnError, minimalEnv, NativeHost, type RunEvent, type RunResult } from "../../src/native-host/index.ts";
+import { HostSpawnError, minimalEnv, NativeHost, PROVIDER_CREDENTIAL_VARS, type RunEvent, type RunResult } from "../../src/native-host/index.ts";
+import { parseChatArgs, USAGE } from "./options.ts";
 
 const DOUBLE = resolve(import.meta.dir, "../../src/bin/octet-host-double");
 
-const { values, positionals } = parseArgs({
-  args: Bun.argv.slice(2),
-  options: {
-    host: { type: "string" },
-    double: { type: "boolean", default: false },
-    model: { type: "string" },
-    workspace: { type: "string" },
-    session: { type: "string" },
-    timeout: { type: "string" },
-  },
-  allowPositionals: true,
-});
-
-const prompt = positionals.join(" ");
-if (prompt === "") {
-  process.stderr.write("usage: chat.ts [--host PATH | --double] [--model ID] [--workspace DIR] [--session ID] [--timeout SEC] <prompt>\n");
+const parsed = parseChatArgs(Bun.argv.slice(2));
+if (!parsed.ok) {
+  process.stderr.write(`${parsed.error ? `native-host-chat: ${parsed.error}\n` : ""}${USAGE}`);
   process.exit(2);
 }
+const options = parsed.options;
 
-const workspace = resolve(values.workspace ?? process.cwd());
-const env = minimalEnv();
-if (values.double) {
+const workspace = resolve(options.workspace ?? process.cwd());
+const env = minimalEnv(process.env, { providerCredentials: true, pass: options.env });
+for (const name of options.env) if (process.env[name] === undefined) process.stderr.write(`native-host-chat: --env ${name} is not set; it is not passed\n`);
+// Credentials and explicitly passed values are masked in host stderr the client surfaces.
+const secrets = [...PROVIDER_CREDENTIAL_VARS, ...options.env].map((name) => env[name]).filter((value): value is string => value !== undefined);
+if (options.double) {
   // The double runs on Bun (the one running this example) and takes its script from OCTET_HOST_DOUBLE_*.
   env.PATH = `${dirname(process.execPath)}:${env.PATH ?? ""}`;
   for (const [name, value] of Object.entries(process.env)) if (name.startsWith("OCTET_HOST_DOUBLE_") && value !== undefined) env[name] = value;
 }
+
+/** The answer on stdout; remembers whether the last line was ended, so an error never continues a partial line. */
+const answer = (() => {
+  let atLineStart = true;
+  return {
+    write(text: string) {
+      if (text === "") return;
+      process.stdout.write(text);
+      atLineStart = text.endsWith("\n");
+    },
+    endLine() {
+      if (!atLineStart) this.write("\n");
+    },
+  };
+})();
 
 /** A one-line status on stderr, redrawn in place on a terminal. */
 const status = (() => {
@@ -94,7 +105,7 @@ function usageLine(result: RunResult): string {
 
 let host: NativeHost;
 try {
-  host = await NativeHost.launch({ path: values.double ? DOUBLE : (values.host ?? "octet-host"), cwd: workspace, env });
+  host = await NativeHost.launch({ path: options.double ? DOUBLE : (options.host ?? "octet-host"), cwd: workspace, env, secrets });
 } catch (error) {
   const hint = error instanceof HostSpawnError ? "\n(install octet-host, pass --host PATH, or try --double)" : "";
   process.stderr.write(`native-host-chat: ${(error as Error).message}${hint}\n`);
@@ -102,28 +113,30 @@ try {
 }
 let exitCode = 0;
 try {
-  const model = values.model ?? (await host.models({ offline: true }))[0]?.id;
+  const model = options.model ?? (await host.models({ offline: true }))[0]?.id;
   if (!model) throw new Error("the host lists no models; pass --model");
-  const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout) * 1000;
-  if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new Error(`--timeout must be a positive number of seconds (got ${JSON.stringify(values.timeout)})`);
-  const run = host.run({ workspace, model, prompt, session_id: values.session, allow_file_mutation: false }, { timeoutMs });
+  const run = host.run({ workspace, model, prompt: options.prompt, session_id: options.session, allow_file_mutation: false }, { timeoutMs: options.timeoutMs });
   const cancel = () => void run.cancel();
   process.once("SIGINT", cancel);
   let deltas = 0;
-  for await (const event of run) {
-    if (event.type === "model_delta" && event.data.channel === "text") {
-      deltas++;
-      status.done();
-      process.stdout.write(event.data.text);
-    } else if (event.type === "client.discard_provisional" && event.data.text) {
-      process.stdout.write(`\n[discarded ${event.data.text.length} characters of a replaced attempt]\n`);
+  try {
+    for await (const event of run) {
+      if (event.type === "model_delta" && event.data.channel === "text") {
+        deltas++;
+        status.done();
+        answer.write(event.data.text);
+      } else if (event.type === "client.discard_provisional" && event.data.text) {
+        answer.write(`\n[discarded ${event.data.text.length} characters of a replaced attempt]\n`);
+      }
+      const line = describe(event, deltas);
+      if (line) status.set(line);
     }
-    const line = describe(event, deltas);
-    if (line) status.set(line);
+  } finally {
+    process.off("SIGINT", cancel);
   }
   status.done();
-  const result = await run.result.finally(() => process.off("SIGINT", cancel));
-  process.stdout.write(result.text.endsWith("\n") ? "" : "\n");
+  const result = await run.result;
+  answer.endLine();
   if (result.status !== "completed") process.stderr.write(`run ${result.status}: ${result.error}\n`);
   process.stderr.write(`${usageLine(result)}\n`);
   if (result.sessionFile) process.stderr.write(`session: ${result.sessionFile}\n`);
@@ -131,6 +144,7 @@ try {
   await host.shutdown();
 } catch (error) {
   status.done();
+  answer.endLine();
   process.stderr.write(`native-host-chat: ${(error as Error).message}\n`);
   await host.kill();
   exitCode = 1;

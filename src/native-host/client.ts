@@ -30,7 +30,8 @@ import { signalGroup, terminateGroup, type Exit } from "./process-group.ts";
 import { RequestTracker, type RawEvent } from "./request-tracker.ts";
 import { DEFAULT_MAX_FRAME_BYTES, encodeRequest, type Command, type RunOptions } from "./requests.ts";
 import { RunHandle } from "./run.ts";
-import { StderrTail } from "./stderr-tail.ts";
+import { StderrLines } from "./stderr-lines.ts";
+import { maskSecrets, StderrTail } from "./stderr-tail.ts";
 import { parseEventLine } from "./strict-json.ts";
 
 export interface LaunchOptions {
@@ -48,8 +49,21 @@ export interface LaunchOptions {
   graceMs?: number;
   /** stderr bytes kept for diagnostics. Default 64 KiB. */
   stderrTailBytes?: number;
-  /** Strings masked in stderr tails (api keys and header values of runs are added automatically). */
+  /** Strings masked in stderr tails and lines (api keys and header values of runs are added automatically). */
   secrets?: string[];
+  /**
+   * Aborting it while `launch()` runs terminates the host and makes `launch()`
+   * throw {@link Cancelled}; already aborted, nothing is started. It has no
+   * effect once `launch()` returned.
+   */
+  signal?: AbortSignal;
+  /**
+   * Called with each line the host writes on stderr, e.g. to forward it to the
+   * application's logger: without its line end, decoded leniently, secrets
+   * masked; a line longer than `stderrTailBytes` arrives in pieces. Exceptions
+   * it throws are ignored. The stderr tail is kept either way.
+   */
+  onStderrLine?: (line: string) => void;
 }
 
 export interface RunControl {
@@ -94,7 +108,7 @@ export class NativeHost {
   private counter = 0;
   private readonly secrets = new Set<string>();
   private readonly stderr: StderrTail;
-  private readonly options: Required<Omit<LaunchOptions, "path" | "cwd" | "env" | "secrets">>;
+  private readonly options: Required<Omit<LaunchOptions, "path" | "cwd" | "env" | "secrets" | "signal" | "onStderrLine">>;
   private cancelling: Error | undefined;
   private stdinOpen = true;
   /** Set once the end of the host (stdout closed or exited) was handled. */
@@ -115,7 +129,8 @@ export class NativeHost {
       stderrTailBytes: options.stderrTailBytes ?? 64 * 1024,
     };
     for (const secret of options.secrets ?? []) this.secrets.add(secret);
-    this.stderr = new StderrTail(proc.stderr, this.options.stderrTailBytes, () => this.secrets);
+    const lines = options.onStderrLine && new StderrLines(this.options.stderrTailBytes, options.onStderrLine, (text) => maskSecrets(text, this.secrets));
+    this.stderr = new StderrTail(proc.stderr, this.options.stderrTailBytes, () => this.secrets, lines);
     this.exited = proc.exited.then(() => ({ code: proc.signalCode ? null : proc.exitCode, signal: proc.signalCode ? String(proc.signalCode) : null }));
     void this.readEvents();
     void this.watchExit();
@@ -124,10 +139,12 @@ export class NativeHost {
   /**
    * Start the host and complete the handshake. Throws {@link HostSpawnError}
    * when it cannot start or dies first, {@link HandshakeError} when its hello
-   * describes a host this client cannot drive, {@link ProtocolViolation} or
-   * {@link Timeout}; the host is terminated in every failure case.
+   * describes a host this client cannot drive, {@link ProtocolViolation},
+   * {@link Timeout}, or {@link Cancelled} when `options.signal` aborts; the
+   * host is terminated in every failure case.
    */
   static async launch(options: LaunchOptions = {}): Promise<NativeHost> {
+    if (options.signal?.aborted) throw new Cancelled("launch was cancelled before the host was started");
     const env = options.env ?? minimalEnv();
     const path = options.path ?? "octet-host";
     let proc: Bun.Subprocess<"pipe", "pipe", "pipe">;
@@ -140,7 +157,7 @@ export class NativeHost {
     killOnExit(proc.pid);
     const host = new NativeHost(proc, options);
     try {
-      const hello = await host.request("hello", {}, host.options.handshakeTimeoutMs);
+      const hello = await host.request("hello", {}, host.options.handshakeTimeoutMs, options.signal);
       host.hello = validateHello(hello.data);
     } catch (error) {
       await host.kill();
@@ -171,9 +188,24 @@ export class NativeHost {
     return this.pending !== undefined;
   }
 
-  /** The model catalog (spec §6.2). `offline` suppresses live discovery while it is built. */
-  async models(options: { offline?: boolean; timeoutMs?: number } = {}): Promise<ModelInfo[]> {
-    const reply = await this.request("models", { offline: options.offline }, options.timeoutMs ?? this.options.requestTimeoutMs);
+  /**
+   * Whether this instance can still serve requests: false once it was shut
+   * down, had its stdin closed, was cancelled or killed, failed, or the host
+   * exited. A request in flight does not make it unusable.
+   */
+  get usable(): boolean {
+    return this.state.kind === "ready" && this.proc.exitCode === null && this.proc.signalCode === null;
+  }
+
+  /**
+   * The model catalog (spec §6.2). `offline` suppresses live discovery while
+   * it is built. Protocol 1 has no in-band abort: aborting `signal` while the
+   * request is pending terminates the host (as a run's cancel does) and
+   * rejects with {@link Cancelled}; already aborted, nothing is written and
+   * the host stays usable.
+   */
+  async models(options: { offline?: boolean; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<ModelInfo[]> {
+    const reply = await this.request("models", { offline: options.offline }, options.timeoutMs ?? this.options.requestTimeoutMs, options.signal);
     return reply.data.models as ModelInfo[];
   }
 
@@ -297,21 +329,31 @@ export class NativeHost {
     }
   }
 
-  /** Send a hello/models/shutdown request and resolve with its terminal event. */
-  private request(command: Exclude<Command, "run">, fields: Record<string, unknown>, timeoutMs: number): Promise<RawEvent> {
+  /**
+   * Send a hello/models/shutdown request and resolve with its terminal event.
+   * Aborting `signal` while it is pending terminates the host ({@link Cancelled}).
+   */
+  private request(command: Exclude<Command, "run">, fields: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<RawEvent> {
     return new Promise((resolve, reject) => {
       const requestId = this.nextRequestId(command === "hello" ? "hello" : command);
+      const what = command === "hello" ? "launch" : command;
       let line: string;
       try {
         line = this.prepare(command, requestId, fields);
       } catch (error) {
         return reject(error);
       }
+      if (signal?.aborted) return reject(new Cancelled(`${what} was cancelled before it was sent`));
       const timer = setTimeout(() => void this.cancel(new Timeout(command, timeoutMs), pending), timeoutMs);
+      const onAbort = () => void this.cancel(new Cancelled(`${what} was cancelled while ${requestId} was pending; the host was terminated`), pending);
+      const cleanup = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+      };
       const pending: Pending = {
         tracker: new RequestTracker(command, requestId),
         onEvent: (event) => {
-          clearTimeout(timer);
+          cleanup();
           if (event.type !== "protocol_error") return resolve(event);
           const error = rejection(event, requestId);
           // An oversized hello/models reply ends the host (spec §9.4): no further request can be served.
@@ -319,11 +361,12 @@ export class NativeHost {
           reject(error);
         },
         fail: (error) => {
-          clearTimeout(timer);
+          cleanup();
           reject(error);
         },
       };
       this.begin(line, pending);
+      signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
 

@@ -8,6 +8,11 @@
  * (`provider_retry`, `candidate_rejected`) the stream carries a
  * `client.discard_provisional` event right after the host's, and the
  * provisional text is dropped from {@link RunHandle.text}.
+ *
+ * Turns: `model_step` marks the end of an assistant turn (§7.2: "an
+ * assistant turn committed"). The committed text of each turn is kept in
+ * {@link RunResult.turns}, one entry per `model_step`, so a turn that only
+ * called tools has an empty entry; `text` is the same turns joined.
  */
 import { isKnownEventType, type EventDataByType, type FinalResultData, type HostEvent, type UnknownHostEvent, type Usage } from "./events.ts";
 import type { RawEvent } from "./request-tracker.ts";
@@ -38,6 +43,12 @@ export interface RunResult extends FinalResultData {
   accepted?: EventDataByType["accepted"];
   /** Committed answer text assembled from `model_delta` (text channel); `output` is the host's authoritative copy. */
   text: string;
+  /**
+   * The committed text of each assistant turn, one entry per `model_step` in
+   * order (`""` for a turn without text, e.g. one that only called tools);
+   * `text` is these joined with nothing between them.
+   */
+  turns: string[];
   /** Sticky: the host could not fully account usage; usage figures are known subtotals. */
   usageUncertain: boolean;
   /** `run_usage` of the last `model_step`. */
@@ -57,6 +68,7 @@ export class RunHandle implements AsyncIterable<RunEvent> {
   private wake: (() => void) | undefined;
   private ended: { error?: Error } | undefined;
   private committed = "";
+  private turnTexts: string[] = [];
   private provisional = "";
   private provisionalReasoning = "";
   private provisionalMedia = 0;
@@ -86,6 +98,15 @@ export class RunHandle implements AsyncIterable<RunEvent> {
   /** The answer so far: committed text plus the current provisional text. */
   get text(): string {
     return this.committed + this.provisional;
+  }
+
+  /**
+   * The committed text of each turn delivered so far (one entry per
+   * `model_step`; it can be ahead of an iterator that has not caught up);
+   * see {@link RunResult.turns}.
+   */
+  get turns(): string[] {
+    return this.turnTexts.slice();
   }
 
   /** Events delivered but not yet taken by the iterator. */
@@ -131,6 +152,7 @@ export class RunHandle implements AsyncIterable<RunEvent> {
         break;
       case "model_step":
         this.committed += this.provisional;
+        this.turnTexts.push(this.provisional);
         this.provisional = this.provisionalReasoning = "";
         this.provisionalMedia = 0;
         this.usage = event.data.run_usage;
@@ -172,6 +194,7 @@ export class RunHandle implements AsyncIterable<RunEvent> {
           runId: this.runId,
           accepted: this.accepted,
           text: this.committed,
+          turns: this.turnTexts.slice(),
           usageUncertain: this.uncertain,
           usage: this.usage,
           runCostMicrodollars: this.cost,

@@ -5,6 +5,14 @@
  * secret cut by the tail's start is masked too, because the tail keeps a
  * secret's length of extra bytes until it is read.
  */
+import type { StderrLines } from "./stderr-lines.ts";
+
+/** `text` with every secret of four characters or more replaced by `[redacted]`. */
+export function maskSecrets(text: string, secrets: Iterable<string>): string {
+  for (const secret of secrets) if (secret.length >= 4) text = text.split(secret).join("[redacted]");
+  return text;
+}
+
 export class StderrTail {
   private chunks: Uint8Array[] = [];
   private size = 0;
@@ -12,10 +20,12 @@ export class StderrTail {
   total = 0;
   readonly done: Promise<void>;
 
+  /** `lines`, when given, also receives every chunk (the application's line hook). */
   constructor(
     stream: ReadableStream<Uint8Array>,
     readonly limit: number,
     private readonly secrets: () => Iterable<string>,
+    private readonly lines?: StderrLines,
   ) {
     this.done = this.drain(stream);
   }
@@ -27,10 +37,14 @@ export class StderrTail {
 
   private async drain(stream: ReadableStream<Uint8Array>): Promise<void> {
     try {
-      for await (const chunk of stream) this.add(chunk);
+      for await (const chunk of stream) {
+        this.add(chunk);
+        this.lines?.push(chunk);
+      }
     } catch {
       /* the pipe closed */
     }
+    this.lines?.end();
   }
 
   private masked(): string[] {
@@ -52,8 +66,7 @@ export class StderrTail {
 
   /** The retained tail (at most `limit` bytes, decoded leniently), with secrets masked. */
   text(): string {
-    let text = new TextDecoder().decode(Buffer.concat(this.chunks));
-    for (const secret of this.masked()) text = text.split(secret).join("[redacted]");
+    let text = maskSecrets(new TextDecoder().decode(Buffer.concat(this.chunks)), this.masked());
     // A secret cut by the start of what is kept: mask the suffix that survived.
     for (const secret of this.masked()) {
       for (let cut = secret.length - 1; cut >= 4; cut--) {

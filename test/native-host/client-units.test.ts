@@ -4,6 +4,7 @@ import { findDuplicateKey, parseEventLine } from "../../src/native-host/strict-j
 import { RequestTracker } from "../../src/native-host/request-tracker.ts";
 import { validateHello } from "../../src/native-host/hello.ts";
 import { HandshakeError } from "../../src/native-host/errors.ts";
+import { minimalEnv, PROVIDER_CREDENTIAL_VARS, providerEnv } from "../../src/native-host/index.ts";
 
 describe("strict JSON", () => {
   test("duplicates are found at any depth, and only within one object", () => {
@@ -142,5 +143,27 @@ describe("hello validation", () => {
     for (const patch of [{ sdk_version: 1 }, { max_concurrent_runs: 0 }, { commands: "hello" }, { features: null }, { features: { process_group_abort: true } }]) {
       expect(() => validateHello({ ...good, ...patch })).toThrow(HandshakeError);
     }
+  });
+});
+
+describe("the host's environment", () => {
+  const FROM = { HOME: "/h", PATH: "/bin", TMPDIR: "/t", OPENAI_API_KEY: "sk-o", ANTHROPIC_API_KEY: "sk-a", GEMINI_API_KEY: "", HTTPS_PROXY: "http://p", SHELL: "/bin/zsh" };
+
+  test("minimalEnv passes no credential unless asked; providerCredentials adds the set ones; pass adds more by name", () => {
+    expect(minimalEnv(FROM)).toEqual({ RUST_BACKTRACE: "0", RUST_LOG: "off", HOME: "/h", PATH: "/bin", TMPDIR: "/t" });
+    expect(minimalEnv(FROM, { providerCredentials: true })).toEqual({
+      RUST_BACKTRACE: "0", RUST_LOG: "off", HOME: "/h", PATH: "/bin", TMPDIR: "/t", OPENAI_API_KEY: "sk-o", ANTHROPIC_API_KEY: "sk-a",
+    });
+    const passed = minimalEnv(FROM, { pass: ["HTTPS_PROXY", "NOT_SET"] });
+    expect(passed.HTTPS_PROXY).toBe("http://p");
+    expect("NOT_SET" in passed || "SHELL" in passed || "OPENAI_API_KEY" in passed).toBe(false);
+    expect(() => minimalEnv(FROM, { pass: ["HTTPS_PROXY=x"] })).toThrow('"HTTPS_PROXY=x" is not an environment variable name');
+  });
+
+  test("the credential list names the providers' variables (names only, no duplicates)", () => {
+    for (const name of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "AWS_ACCESS_KEY_ID"]) expect(PROVIDER_CREDENTIAL_VARS).toContain(name);
+    expect(new Set(PROVIDER_CREDENTIAL_VARS).size).toBe(PROVIDER_CREDENTIAL_VARS.length);
+    for (const name of PROVIDER_CREDENTIAL_VARS) expect(name).toMatch(/^[A-Z][A-Z0-9_]*$/);
+    expect(providerEnv(FROM)).toEqual({ OPENAI_API_KEY: "sk-o", ANTHROPIC_API_KEY: "sk-a" });
   });
 });

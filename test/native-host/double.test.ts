@@ -428,6 +428,16 @@ describe("runs", () => {
     expect(((await host.untilTerminal()).at(-1) as Event).data.sessionFile).toBe(a.data.sessionFile);
   });
 
+  test("defaultRun with envPresence answers which variables the double has, by name only", async () => {
+    const host = start({ runs: [[{ defaultRun: true, envPresence: ["DOUBLE_TEST_SECRET", "DOUBLE_TEST_ABSENT", "HOME"] }]] }, { env: { DOUBLE_TEST_SECRET: "do-not-print-me" } });
+    host.send(run(host.workspace));
+    const events = await host.untilTerminal();
+    expect((events.at(-1) as Event).data.output).toBe("DOUBLE_TEST_SECRET=set DOUBLE_TEST_ABSENT=unset HOME=set");
+    host.end();
+    expect(await host.exited).toBe(0);
+    expect(JSON.stringify(events) + (await host.stderrDone)).not.toContain("do-not-print-me");
+  });
+
   test("runs[n] scripts the n-th valid run and the last repeats; invalid runs do not count", async () => {
     const host = start({ runs: [[{ defaultRun: true, answer: "first" }], [{ defaultRun: true, answer: "later" }]] });
     host.send(run(host.workspace, { prompt: "x".repeat(524289) }));
@@ -1218,6 +1228,8 @@ describe("scripted steps and faults", () => {
     ['{"catalog":[{"id":"gpt-5.6","audio":true}]}', 'scenario.catalog: model "gpt-5.6": native audio input needs protocol OpenAiChat'],
     ['{"catalog":[{"id":"m","max_output_tokens":9,"context_window":8}]}', 'scenario.catalog: model "m": max_output_tokens must not exceed context_window'],
     ['{"catalog":[{"id":"m","input_modalities":["text"]}]}', 'scenario.catalog[0]: unknown key "input_modalities"'],
+    ['{"runs":[[{"defaultRun":true,"answer":"a","envPresence":["X"]}]]}', "scenario.runs[0][0]: a defaultRun has answer or envPresence, not both"],
+    ['{"runs":[[{"defaultRun":true,"envPresence":["A=B"]}]]}', "scenario.runs[0][0].envPresence[0]: must be an environment variable name"],
   ] as const) {
     test(`an invalid scenario exits 2 before reading: ${message}`, async () => {
       const host = start(scenario);

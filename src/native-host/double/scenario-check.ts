@@ -39,6 +39,7 @@ const oneOf =
   (v, at) =>
     void ((typeof v === "string" && allowed.includes(v)) || fail(at, `must be one of ${allowed.join(", ")}`));
 const signalName: Check = (v, at) => void ((typeof v === "string" && Object.hasOwn(os.constants.signals, v)) || fail(at, "must be a signal name such as SIGKILL"));
+const envName: Check = (v, at) => void ((typeof v === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) || fail(at, "must be an environment variable name"));
 const nullableString: Check = (v, at) => void (v === null || typeof v === "string" || fail(at, "must be a string or null"));
 
 /** Check `value`'s keys: `required` must be present, nothing outside `required` and `optional` may be. */
@@ -61,7 +62,7 @@ const offsets = arrayOf(integer(0));
 /** Each step kind, by its discriminating key: the checks of its required keys (the discriminator first) and of its optional keys. */
 const STEP_KINDS: Readonly<Record<string, { required: Record<string, Check>; optional?: Record<string, Check> }>> = {
   event: { required: { event: string }, optional: { data: object, envelope: object, splitAt: offsets } },
-  defaultRun: { required: { defaultRun: isTrue }, optional: { answer: string } },
+  defaultRun: { required: { defaultRun: isTrue }, optional: { answer: string, envPresence: arrayOf(envName) } },
   accepted: { required: { accepted: isTrue } },
   raw: { required: { raw: string }, optional: { splitAt: offsets } },
   paddedEvent: { required: { paddedEvent: string, bytes: integer(1) } },
@@ -83,6 +84,7 @@ const step: Check = (value, at) => {
   if (kinds.length > 1) fail(at, `a step has exactly one of ${kinds.join(", ")}`);
   const kind = STEP_KINDS[kinds[0] as string];
   if (kind !== undefined) fields(value, at, kind.required, kind.optional);
+  if (value.answer !== undefined && value.envPresence !== undefined) fail(at, "a defaultRun has answer or envPresence, not both");
 };
 
 const steps = arrayOf(step);

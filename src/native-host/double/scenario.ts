@@ -53,8 +53,11 @@ export type Step =
   /**
    * The realistic events of a successful run (accepted … final_result) for `answer` (default "You said: <prompt>").
    * `accepted` is left out when an earlier step of the run already wrote it; media are checked after it.
+   * `envPresence` (instead of `answer`) makes the answer report which of these environment variables the
+   * double was started with, as `NAME=set` or `NAME=unset` separated by spaces: names only, never values,
+   * so a test can check what a client passed to the host without a secret reaching any output.
    */
-  | { defaultRun: true; answer?: string }
+  | { defaultRun: true; answer?: string; envPresence?: string[] }
   /** `accepted` as the real host writes it for this run. */
   | { accepted: true }
   /** Bytes written verbatim to stdout, nothing added (include "\n" for a whole line). */

@@ -74,7 +74,7 @@ async function runStep(step: Step, ctx: StepContext, result: StepsResult): Promi
   if ("defaultRun" in step) {
     if (ctx.run === undefined) return skip("defaultRun");
     result.terminals++; // It always ends with final_result (or a replacement protocol_error).
-    return defaultRun(ctx.run, step.answer);
+    return defaultRun(ctx.run, step.envPresence !== undefined ? envPresence(step.envPresence) : step.answer);
   }
   if ("accepted" in step) {
     if (ctx.run === undefined) return skip("accepted");
@@ -110,6 +110,11 @@ async function runStep(step: Step, ctx: StepContext, result: StepsResult): Promi
   const pid = spawnChild(step.spawn);
   await stderr.write(`child-pid ${pid}\n`);
   return "continue";
+}
+
+/** `NAME=set` / `NAME=unset` for each name, from the double's own environment (values never appear). */
+function envPresence(names: readonly string[]): string {
+  return names.map((name) => `${name}=${process.env[name] !== undefined ? "set" : "unset"}`).join(" ");
 }
 
 async function skip(name: string): Promise<RunOutcome> {
