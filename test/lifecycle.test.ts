@@ -242,3 +242,15 @@ describe("failures around the edges", () => {
     expect(host.violations).toEqual([]);
   });
 });
+
+test("after EOF the process exits even when the host stopped reading stdout", async () => {
+  const { proc } = spawnRaw();
+  const frames = [{ jsonrpc: "2.0", id: 1, method: "initialize", params: { api_version: "0.1" } }];
+  for (let id = 2; id < 6; id++) frames.push({ jsonrpc: "2.0", id, method: "tool/call", params: { name: "big", arguments: { size: 1_000_000 } } } as never);
+  proc.stdin.write(frames.map((f) => JSON.stringify(f)).join("\n") + "\n");
+  proc.stdin.end();
+  const started = performance.now();
+  const code = await Promise.race([proc.exited, Bun.sleep(8_000).then(() => "still running")]);
+  expect(code).toBe(0);
+  expect(performance.now() - started).toBeLessThan(7_000);
+});

@@ -222,6 +222,15 @@ describe("extension → host messages on API 0.1 (spec §4.1–§4.4, §8.11)", 
     expect(host.notifications("status/contribution").length).toBe(1);
     expect(await host.shutdown()).toBe(0);
   });
+
+  test("helpers: non-boolean confirm flags are argument errors; an oversized notification is -32603; nothing is written", async () => {
+    const host = await ready();
+    expect(await host.callTool("confirm", { options: { destructive: "yes" } })).toEqual({ content: "confirmation destructive must be a boolean", is_error: true, metadata: {} });
+    const big = await host.request("tool/call", { name: "notify", arguments: { message: "x", repeat: 1_100_000 } });
+    expect(big.error).toEqual({ code: -32603, message: "JSON-RPC message exceeds 1048576 bytes" });
+    expect(host.extensionFrames().filter((f) => "method" in f)).toEqual([]);
+    expect(await host.shutdown()).toBe(0);
+  });
 });
 
 describe("extension → host request bounds (spec §1.4, §1.9)", () => {

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { temporaryDirectory } from "octet-extension/testing";
 import { dirname, join, resolve } from "node:path";
 import { minimalEnv, NativeHost, type LaunchOptions } from "../../src/native-host/index.ts";
-import type { Scenario, Step } from "../../src/native-host/double/scenario.ts";
+import type { Scenario, Step } from "../../src/host-double/scenario.ts";
 
 export const DOUBLE = resolve(import.meta.dir, "../../src/bin/octet-host-double");
 

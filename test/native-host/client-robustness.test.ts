@@ -8,7 +8,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Cancelled, HostExited, InvalidRequest, NativeHost, ProtocolViolation, Timeout, type RunEvent } from "../../src/native-host/index.ts";
 import { StderrTail } from "../../src/native-host/stderr-tail.ts";
-import type { Step } from "../../src/native-host/double/scenario.ts";
+import type { Step } from "../../src/host-double/scenario.ts";
 import { ACCEPTED, events, FINAL, groupMembers, launchDouble, survivors, rejectionOf, STEP, tempDir } from "./client-helpers.ts";
 
 const START = events(["accepted", ACCEPTED()], ["started", { model: "gpt-5.6" }]);

@@ -11,7 +11,7 @@ import {
   UnsupportedProtocolVersion,
   type RunEvent,
 } from "../../src/native-host/index.ts";
-import type { Step } from "../../src/native-host/double/scenario.ts";
+import type { Step } from "../../src/host-double/scenario.ts";
 import { ACCEPTED, events, FINAL, launchDouble, rejectionOf, STEP } from "./client-helpers.ts";
 
 async function collect(run: AsyncIterable<RunEvent>): Promise<RunEvent[]> {

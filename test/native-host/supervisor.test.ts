@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Cancelled, HostExited, HostSpawnError, HostUnavailable, InvalidRequest, Supervisor, type SupervisorOptions } from "../../src/native-host/index.ts";
-import type { Scenario } from "../../src/native-host/double/scenario.ts";
+import type { Scenario } from "../../src/host-double/scenario.ts";
 import { DOUBLE, doubleEnv, readRecord, rejectionOf, survivors, tempDir } from "./client-helpers.ts";
 
 function supervised(scenario: Scenario = {}, options: Partial<SupervisorOptions> = {}) {

@@ -1,7 +1,7 @@
 /**
  * Process-level tests (a real extension over pipes, driven by the test host)
  * for spec §10 scenarios that had no, or only in-process, coverage.
- * Fixture: test/fixtures/scenarios-extra/ (one fixture.ts, one manifest per mode).
+ * Fixture: test/fixtures/spec-scenarios/ (one fixture.ts, one manifest per mode).
  */
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { DEFAULT_OPTIONAL_FEATURES, REQUIRED_FEATURES, TestHost, temporaryDirectory } from "octet-extension/testing";
 import { error, fixture, text } from "./helpers.ts";
 
-const dir = (name: string) => new URL(`../fixtures/scenarios-extra/${name}`, import.meta.url).pathname;
+const dir = (name: string) => new URL(`../fixtures/spec-scenarios/${name}`, import.meta.url).pathname;
 const MAIN = dir("v02");
 const PLAIN = dir("v02-plain");
 const LIMIT512 = dir("v02-limit512");
@@ -23,7 +23,7 @@ const call = (id: number | string, name: string, args: object = {}) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tool/call", params: { name, arguments: args, context: {} } });
 
 /** A scratch directory the test owns, so it can release blocked handlers. */
-const scratchDir = () => temporaryDirectory("scenarios-extra-");
+const scratchDir = () => temporaryDirectory("spec-scenarios-");
 const release = (scratch: string, key: string) => writeFileSync(join(scratch, `release-${key}`), "");
 
 /** Wait for the `n`-th (1-based) structured stderr record with `message`. */

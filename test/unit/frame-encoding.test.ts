@@ -1,55 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decodeLine } from "../../src/wire/decode.ts";
 import { encodeFrame, encodeProgressFrame, encodeWireFrame, FrameEncodeError } from "../../src/wire/encode.ts";
-import { LineSplitter, lineBytes, type SplitEvent } from "../../src/wire/line-splitter.ts";
-
-const bytes = (text: string) => new TextEncoder().encode(text);
-
-function split(limit: number, chunks: Uint8Array[]): SplitEvent[] {
-  const events: SplitEvent[] = [];
-  const splitter = new LineSplitter(limit);
-  for (const chunk of chunks) splitter.push(chunk, (e) => events.push(e));
-  splitter.end((e) => events.push(e));
-  return events;
-}
-
-describe("line splitting and decoding (src/wire)", () => {
-  test("a character split across chunks decodes; invalid bytes fail that line only", () => {
-    const whole = bytes('{"t":"β€"}\n');
-    const events = split(64, [whole.subarray(0, 7), whole.subarray(7, 8), whole.subarray(8)]);
-    expect(events.length).toBe(1);
-    const line = events[0] as { kind: "line"; parts: Uint8Array[] };
-    expect(line.parts.length).toBe(3);
-    expect(decodeLine(line.parts)).toEqual({ ok: true, value: { t: "β€" } });
-    const bad = decodeLine([new Uint8Array([0x7b, 0xce]), new Uint8Array([0x7d])]);
-    expect(bad.ok).toBe(false);
-    expect(decodeLine([bytes('{"after":'), bytes("1}")])).toEqual({ ok: true, value: { after: 1 } });
-  });
-
-  test("limit: content of exactly `limit` passes (with CR too), limit + 1 is oversize, the stream continues", () => {
-    const events = split(8, [bytes("12345678\n12345678\r\n123456789\nok\n")]);
-    expect(events.map((e) => e.kind)).toEqual(["line", "line", "oversize", "line"]);
-    expect(lineBytes((events[1] as { parts: Uint8Array[] }).parts)).toEqual(bytes("12345678"));
-    // Discarding does not buffer: the oversize is reported as soon as the limit is passed.
-    const splitter = new LineSplitter(8);
-    const seen: string[] = [];
-    splitter.push(bytes("x".repeat(20)), (e) => seen.push(e.kind));
-    expect(seen).toEqual(["oversize"]);
-    expect(splitter.pending).toBe(0);
-  });
-
-  test("a final line without LF is delivered as unterminated; CR-only and empty lines carry no bytes", () => {
-    expect(split(16, [bytes('{"a":1}')]).map((e) => e.kind)).toEqual(["unterminated"]);
-    const events = split(16, [bytes("\r\n\n")]);
-    expect(events.map((e) => (e as { parts: Uint8Array[] }).parts.length)).toEqual([0, 0]);
-    expect(decodeLine([])).toEqual({ ok: "blank" });
-  });
-});
-
-test("a real U+FFFD in valid input is kept; only invalid bytes are refused", () => {
-  expect(decodeLine([bytes('{"t":"a\uFFFDb"}')])).toEqual({ ok: true, value: { t: "a\uFFFDb" } });
-  expect(decodeLine([new Uint8Array([0x22, 0xff, 0x22])]).ok).toBe(false);
-});
 
 describe("outbound limit with multi-byte text (src/wire/encode.ts)", () => {
   const LIMIT = 1_048_576;
