@@ -7,7 +7,7 @@ import { BenchClient, median } from "./client.ts";
 import { codegenBench } from "./codegen.ts";
 import { validationBench } from "./validation.ts";
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 
 const here = new URL(".", import.meta.url).pathname;
@@ -25,6 +25,42 @@ const subjects = {
 };
 const pinned = (argv: string[]) => (taskset ? [taskset, "-c", "0", ...argv] : argv);
 
+/** CPU time (ns) every thread of `pid` has used so far (Linux schedstat; 0 elsewhere). */
+function cpuNs(pid: number): number {
+  let total = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    }
+  } catch {
+    /* thread or process gone */
+  }
+  return total;
+}
+
+/** Run `work` with every thread of this process on CPU 0 (so a pinned subject shares it), then restore. */
+async function onCpu0<T>(work: () => Promise<T>): Promise<T> {
+  if (!taskset) return work();
+  const before = /list:\s*(\S+)/.exec(Bun.spawnSync([taskset, "-c", "-p", String(process.pid)]).stdout.toString())?.[1];
+  Bun.spawnSync([taskset, "-a", "-c", "-p", "0", String(process.pid)]);
+  try {
+    return await work();
+  } finally {
+    if (before) Bun.spawnSync([taskset, "-a", "-c", "-p", before, String(process.pid)]);
+  }
+}
+
+/** `count` sequential echo calls; round-trip times in µs, sorted. */
+async function roundTrips(client: BenchClient, count: number): Promise<number[]> {
+  const rtts: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now();
+    await client.request("tool/call", { name: "echo", arguments: { text: "ping" } });
+    rtts.push((performance.now() - t0) * 1000);
+  }
+  return rtts.sort((a, b) => a - b);
+}
+
 type Figures = Record<string, number>;
 type Api = "0.1" | "0.2";
 
@@ -34,16 +70,23 @@ async function measure(argv: string[], api: Api): Promise<Figures> {
   const seq = new BenchClient(pinned(argv), api);
   await seq.initialize();
   for (let i = 0; i < 200; i++) await seq.request("tool/call", { name: "echo", arguments: { text: "warm" } });
-  const rtts: number[] = [];
-  for (let i = 0; i < 2000; i++) {
-    const t0 = performance.now();
-    await seq.request("tool/call", { name: "echo", arguments: { text: "ping" } });
-    rtts.push(performance.now() - t0);
-  }
-  rtts.sort((a, b) => a - b);
-  f.seqP50Us = rtts[Math.floor(rtts.length * 0.5)]! * 1000;
-  f.seqP99Us = rtts[Math.floor(rtts.length * 0.99)]! * 1000;
+  const rtts = await roundTrips(seq, 2000);
+  f.seqP50Us = rtts[Math.floor(rtts.length * 0.5)]!;
+  f.seqP99Us = rtts[Math.floor(rtts.length * 0.99)]!;
   await seq.shutdown();
+
+  // The same with this driver on the extension's CPU: no cross-CPU wake-ups, so the
+  // round trip is mostly CPU work, and the extension's own CPU time per call is measured.
+  await onCpu0(async () => {
+    const one = new BenchClient(pinned(argv), api);
+    await one.initialize();
+    for (let i = 0; i < 200; i++) await one.request("tool/call", { name: "echo", arguments: { text: "warm" } });
+    const cpu0 = cpuNs(one.proc.pid);
+    const same = await roundTrips(one, 2000);
+    f.cpuPerCallUs = (cpuNs(one.proc.pid) - cpu0) / 2000 / 1000;
+    f.seq1P50Us = same[Math.floor(same.length * 0.5)]!;
+    await one.shutdown();
+  });
 
   const c = new BenchClient(argv, api);
   await c.initialize();
@@ -129,6 +172,8 @@ const ROWS: Record<Api, Row[]> = {
     ["cold start (spawn → initialize reply), ms", "coldStartMs", "lower", 1.3],
     ["sequential round trip p50, µs", "seqP50Us", "lower", 1.5],
     ["sequential round trip p99, µs", "seqP99Us", "lower", undefined],
+    ["sequential round trip p50, driver on the same CPU, µs", "seq1P50Us", "lower", 1.3],
+    ["extension CPU per sequential call, µs", "cpuPerCallUs", "lower", undefined],
     ["pipelined throughput (64 in flight), calls/s", "pipelinedPerS", "higher", undefined],
     ["512 KiB echo, MB/s (in + out)", "echo512MBps", "higher", 0.8],
     ["notifications/s (API 0.1 progress stream)", "notificationsPerS", "higher", 0.7],
@@ -138,6 +183,8 @@ const ROWS: Record<Api, Row[]> = {
     ["cold start (spawn → initialize reply), ms", "coldStartMs", "lower", undefined],
     ["sequential round trip p50, µs", "seqP50Us", "lower", 1.5],
     ["sequential round trip p99, µs", "seqP99Us", "lower", undefined],
+    ["sequential round trip p50, driver on the same CPU, µs", "seq1P50Us", "lower", 1.3],
+    ["extension CPU per sequential call, µs", "cpuPerCallUs", "lower", undefined],
     ["pipelined throughput (64 in flight, concurrency 4), calls/s", "pipelinedPerS", "higher", 0.5],
     ["512 KiB echo, MB/s (in + out)", "echo512MBps", "higher", undefined],
     ["$/progress events/s", "notificationsPerS", "higher", 0.7],
@@ -145,7 +192,9 @@ const ROWS: Record<Api, Row[]> = {
   ],
 };
 
-console.log(`octet-extension bench — Bun ${Bun.version}, ${navigator.hardwareConcurrency} CPUs${taskset ? ", sequential pinned with taskset -c 0" : ""}`);
+console.log(
+  `octet-extension bench — Bun ${Bun.version}, ${navigator.hardwareConcurrency} CPUs${taskset ? ", sequential pinned with taskset -c 0 (the same-CPU rows pin this driver there too)" : ""}`,
+);
 let missed = 0;
 for (const api of ["0.1", "0.2"] as const) {
   const [floorCold, sdkCold] = await coldStarts([subjects.floor, subjects.sdk], api);
