@@ -8,8 +8,9 @@ export class ToolError extends Error {
   override name = "ToolError";
 }
 
-/** A manifest problem: file, key (or line:column) and what to do. */
-export class ManifestError extends ToolError {
+/** A problem in the author's `manifest.toml`: file, key (or line:column) and what to do. */
+export class AuthorManifestError extends ToolError {
+  // The name printed before this class was renamed; kept so output does not change.
   override name = "ManifestError";
   constructor(
     readonly file: string,
@@ -22,3 +23,11 @@ export class ManifestError extends ToolError {
     super(position ? `${file}:${position.line}:${position.column}: ${problem} (${fix})` : `${file}: ${key}: ${problem} (${fix})`);
   }
 }
+
+/** @deprecated Use {@link AuthorManifestError}. */
+export const ManifestError = AuthorManifestError;
+/** @deprecated Use {@link AuthorManifestError}. */
+export type ManifestError = AuthorManifestError;
+
+/** How the manifest checks report a problem: throw an {@link AuthorManifestError} for `key`. */
+export type ManifestFail = (key: string, problem: string, fix: string) => never;

@@ -1,4 +1,5 @@
 import { basename, isAbsolute, relative, resolve, sep } from "node:path";
+import type { ManifestFail } from "./errors.ts";
 
 /**
  * Where gen writes: `[source].file` (the author's handlers) and
@@ -13,11 +14,9 @@ export interface SourcePaths {
   validatorsFile: string;
 }
 
-type Fail = (key: string, problem: string, fix: string) => never;
-
 const RESERVED = ["manifest.toml", "extension.toml", "package.json", "tsconfig.json", "bunfig.toml", "extension"];
 
-export function sourcePaths(dir: string, source: Record<string, unknown>, fail: Fail): SourcePaths {
+export function sourcePaths(dir: string, source: Record<string, unknown>, fail: ManifestFail): SourcePaths {
   const inside = (key: string, value: unknown, fallback: string): string => {
     if (value === undefined) return resolve(dir, fallback);
     if (typeof value !== "string" || value.trim() === "") return fail(key, "must be a non-empty relative path", `e.g. ${key} = "${fallback}"`);

@@ -4,7 +4,8 @@
  * its sharing, so an unknown one would make the extension silently never
  * load: refuse it here with the fix.
  */
-type Fail = (key: string, problem: string, fix: string) => never;
+import { isObject } from "octet-extension/validation";
+import type { ManifestFail } from "./errors.ts";
 
 const WORKSPACE_LIFECYCLES = ["workspace_service", "always", "pi_aggregate"];
 const ISOLATED_LIFECYCLES = ["legacy_resident", "oneshot", "one_shot", "session"];
@@ -12,9 +13,9 @@ const ISOLATED_LIFECYCLES = ["legacy_resident", "oneshot", "one_shot", "session"
 export const LIFECYCLES = ["legacy_resident", "lazy_resident", "oneshot", "one_shot", "session", "workspace_service", "always", "pi_aggregate"];
 export const SHARINGS = ["isolated", "workspace"];
 
-export function runtimeTable(value: unknown, api: "0.1" | "0.2", fail: Fail): { lifecycle?: string; sharing?: string } | undefined {
+export function runtimeTable(value: unknown, api: "0.1" | "0.2", fail: ManifestFail): { lifecycle?: string; sharing?: string } | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return fail("runtime", "must be a table", 'write [runtime] with lifecycle = "..." and/or sharing = "..."');
+  if (!isObject(value)) return fail("runtime", "must be a table", 'write [runtime] with lifecycle = "..." and/or sharing = "..."');
   const table = value as Record<string, unknown>;
   for (const key of Object.keys(table)) {
     if (key !== "lifecycle" && key !== "sharing") fail(`runtime.${key}`, "unknown key", "allowed: lifecycle, sharing (octet rejects any other)");

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
+import { isObject } from "octet-extension/validation";
 import { ajvFor, compileSchema, SchemaDraftError } from "./ajv.ts";
+import type { ManifestFail } from "./errors.ts";
 
 /**
  * A tool's `parameters` schema: loaded (inline or from a .json file), checked
@@ -9,9 +11,6 @@ import { ajvFor, compileSchema, SchemaDraftError } from "./ajv.ts";
  */
 
 type Obj = Record<string, unknown>;
-type Fail = (key: string, problem: string, fix: string) => never;
-
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Keywords of code generators that would change generated code rather than describe data. */
 const GENERATOR_KEYWORDS = ["tsType", "tsEnumNames", "tsName", "tsDeclaration"];
@@ -23,16 +22,16 @@ const MAP = ["properties", "patternProperties", "definitions", "$defs", "depende
 
 /** Every subschema of `schema` with its JSON Pointer, the schema itself first. */
 export function* subschemas(schema: unknown, pointer = ""): Generator<[Obj, string]> {
-  if (!isObj(schema)) return;
+  if (!isObject(schema)) return;
   yield [schema, pointer];
-  for (const key of ONE) if (isObj(schema[key])) yield* subschemas(schema[key], `${pointer}/${key}`);
+  for (const key of ONE) if (isObject(schema[key])) yield* subschemas(schema[key], `${pointer}/${key}`);
   for (const key of MANY) {
     const list = schema[key];
     if (Array.isArray(list)) for (let i = 0; i < list.length; i++) yield* subschemas(list[i], `${pointer}/${key}/${i}`);
   }
   for (const key of MAP) {
     const map = schema[key];
-    if (isObj(map)) for (const [name, sub] of Object.entries(map)) yield* subschemas(sub, `${pointer}/${key}/${escape(name)}`);
+    if (isObject(map)) for (const [name, sub] of Object.entries(map)) yield* subschemas(sub, `${pointer}/${key}/${escape(name)}`);
   }
 }
 
@@ -52,14 +51,14 @@ export function resolveLocalRef(root: Obj, ref: string): unknown {
       return undefined;
     }
     if (Array.isArray(node) && /^(0|[1-9][0-9]*)$/.test(token)) node = node[Number(token)];
-    else if (isObj(node) && Object.prototype.hasOwnProperty.call(node, token)) node = node[token];
+    else if (isObject(node) && Object.prototype.hasOwnProperty.call(node, token)) node = node[token];
     else return undefined;
   }
   return node;
 }
 
 /** An inline schema table, or a path to a `.json` file inside the project. */
-export function loadSchema(value: unknown, key: string, dir: string, fail: Fail): Obj | undefined {
+export function loadSchema(value: unknown, key: string, dir: string, fail: ManifestFail): Obj | undefined {
   if (value === undefined) return undefined;
   let schema: unknown = value;
   if (typeof value === "string") {
@@ -74,7 +73,7 @@ export function loadSchema(value: unknown, key: string, dir: string, fail: Fail)
       fail(key, `${value} is not valid JSON: ${(error as Error).message}`, "fix the JSON");
     }
   }
-  if (!isObj(schema)) return fail(key, "must be a JSON Schema object", 'e.g. { type = "object", properties = { ... } }');
+  if (!isObject(schema)) return fail(key, "must be a JSON Schema object", 'e.g. { type = "object", properties = { ... } }');
   return schema;
 }
 
@@ -83,7 +82,7 @@ export function loadSchema(value: unknown, key: string, dir: string, fail: Fail)
  * (`$schema`, default draft-07), no code-generator keywords, every `$ref`
  * local and resolvable, no unknown keywords.
  */
-export function checkParameters(schema: Obj, key: string, fail: Fail): void {
+export function checkParameters(schema: Obj, key: string, fail: ManifestFail): void {
   if (schema.type !== undefined && schema.type !== "object") fail(key, 'must describe an object (type = "object")', "tool arguments are always a JSON object");
   for (const [node, pointer] of subschemas(schema)) {
     for (const keyword of GENERATOR_KEYWORDS) {
@@ -93,7 +92,7 @@ export function checkParameters(schema: Obj, key: string, fail: Fail): void {
       const ref = node.$ref;
       if (typeof ref !== "string") fail(`${key}${pointer}/$ref`, "must be a string", 'e.g. "#/$defs/City"');
       if (!(ref as string).startsWith("#")) fail(`${key}${pointer}/$ref`, `${JSON.stringify(ref)} is not a local reference`, 'refer into the same schema, e.g. "#/$defs/City"');
-      if (!isObj(resolveLocalRef(schema, ref as string))) fail(`${key}${pointer}/$ref`, `${JSON.stringify(ref)} points at nothing in this schema`, "define it under $defs (or definitions) of the same schema, or fix the pointer");
+      if (!isObject(resolveLocalRef(schema, ref as string))) fail(`${key}${pointer}/$ref`, `${JSON.stringify(ref)} points at nothing in this schema`, "define it under $defs (or definitions) of the same schema, or fix the pointer");
     }
     if (node.$async !== undefined) fail(`${key}${pointer}/$async`, "asynchronous schemas are not supported", "remove $async");
   }
@@ -134,12 +133,12 @@ export function checkParameters(schema: Obj, key: string, fail: Fail): void {
  */
 export function typeSchema(root: Obj): Obj {
   const copy = (node: unknown, stack: Obj[]): unknown => {
-    if (!isObj(node)) return node;
+    if (!isObject(node)) return node;
     let target = node;
     const refs: Obj[] = [];
     while (typeof target.$ref === "string") {
       const next = resolveLocalRef(root, target.$ref);
-      if (!isObj(next) || stack.includes(next) || refs.includes(next)) return {};
+      if (!isObject(next) || stack.includes(next) || refs.includes(next)) return {};
       refs.push(next);
       const { $ref: _ref, ...siblings } = target;
       target = Object.keys(siblings).some((k) => k !== "description") ? { allOf: [next], ...siblings } : { ...next, ...(siblings.description ? { description: siblings.description } : {}) };
@@ -150,9 +149,9 @@ export function typeSchema(root: Obj): Obj {
     const set = (key: string, value: unknown) => Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
     for (const [key, value] of Object.entries(target)) {
       if (["title", "$id", "$schema", "$comment", "definitions", "$defs", "$anchor", "$dynamicAnchor", "examples", "default"].includes(key)) continue;
-      if (ONE.includes(key) && isObj(value)) set(key, copy(value, nextStack));
+      if (ONE.includes(key) && isObject(value)) set(key, copy(value, nextStack));
       else if (MANY.includes(key) && Array.isArray(value)) set(key, value.map((v) => copy(v, nextStack)));
-      else if (MAP.includes(key) && isObj(value)) set(key, Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copy(v, nextStack)])));
+      else if (MAP.includes(key) && isObject(value)) set(key, Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copy(v, nextStack)])));
       else set(key, value);
     }
     if (mayBeBigInt(out)) set("tsType", "(number | bigint)");

@@ -1,4 +1,4 @@
-import { ManifestError } from "./errors.ts";
+import { AuthorManifestError } from "./errors.ts";
 
 /**
  * Parse a TOML document with Bun's parser. Its errors carry no position, so
@@ -15,9 +15,9 @@ export function parseToml(text: string, file: string): Record<string, unknown> {
     } catch (located) {
       const { line, column } = located as { line?: number; column?: number };
       if (typeof line === "number" && typeof column === "number") {
-        throw new ManifestError(file, "(syntax)", `invalid TOML: ${message}`, "fix the TOML syntax at that line and column", { line, column });
+        throw new AuthorManifestError(file, "(syntax)", `invalid TOML: ${message}`, "fix the TOML syntax at that line and column", { line, column });
       }
     }
-    throw new ManifestError(file, "(syntax)", `invalid TOML: ${message}`, "fix the TOML syntax");
+    throw new AuthorManifestError(file, "(syntax)", `invalid TOML: ${message}`, "fix the TOML syntax");
   }
 }

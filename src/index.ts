@@ -20,7 +20,7 @@ export type { ProgressEvent } from "./runtime/progress.ts";
 export type { ArtifactSource, PolicyIntent, PolicyDecision } from "./runtime/services.ts";
 export type { SpawnAgentOptions, ModelSelection } from "./runtime/agents.ts";
 export type { CatalogUpdate } from "./runtime/catalog.ts";
-export type { PresentationSnapshot } from "./runtime/presentation.ts";
+export type { PresentationSnapshot } from "./runtime/presentation/types.ts";
 export { CancellationToken } from "./runtime/cancellation.ts";
 export { currentCancellation, currentRequestId } from "./runtime/scope.ts";
 export { RpcError, ErrorCode } from "./errors.ts";

@@ -1,9 +1,108 @@
 /**
- * octet-extension/protocol: the protocol facts the author tooling
- * (`octet-extension-tools`) checks a manifest against — name and version
- * patterns, hook names and the output-schema subset. Not needed by extension
- * code.
+ * octet-extension/protocol: the facts of octet's legacy extension wire, in
+ * one place — name patterns, hook names, UI surfaces, lifecycle methods, the
+ * API 0.2 features, the requests a host child worker serves, and the numeric
+ * limits — plus the output-schema subset check. The runtime, the test host and
+ * the author tooling (`octet-extension-tools`) import them from here. Not
+ * needed by extension code.
  */
-export { API02_HOOKS, LEGACY_HOOKS } from "./runtime/registry.ts";
-export { checkOutputSchema } from "./runtime/structured.ts";
-export { ENV_NAME, IDENT, NAME, SEMVER } from "./testing/manifest.ts";
+export { checkOutputSchema } from "./runtime/structured/output-schema.ts";
+
+// Names (spec §2) ---------------------------------------------------------
+
+/** An extension name. */
+export const NAME = /^[a-z][a-z0-9-]{0,63}$/;
+/** A tool, command, renderer or secret name. */
+export const IDENT = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+/** An environment variable name (`[entrypoint].env`). */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A SemVer 2.0 version. */
+export const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+
+// Manifest values (spec §2) -----------------------------------------------
+
+/** Keys of `[capabilities]`, in the order messages list them. */
+export const CAPABILITY_KEYS = ["filesystem", "process", "network", "secrets", "environment", "system_prompt"] as const;
+/** Values of `capabilities.filesystem`. */
+export const FILESYSTEM_ACCESS = ["none", "workspace", "unrestricted"] as const;
+/** UI surfaces a status provider contributes to. */
+export const SURFACES = ["status", "header", "footer"] as const;
+
+// Hooks and lifecycle events (spec §3, §4.14) ------------------------------
+
+/** Hooks of API 0.1 (also in 0.2). */
+export const LEGACY_HOOKS = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"] as const;
+/** Hooks only API 0.2 has. */
+export const API02_HOOKS = ["provider_retry", "before_persistence", "post_mutation"] as const;
+/** Lifecycle notifications of API 0.2 (feature `lifecycle_events`). */
+export const LIFECYCLE_METHODS = [
+  "session/started",
+  "session/settled",
+  "turn/started",
+  "turn/settled",
+  "tool/started",
+  "tool/settled",
+] as const;
+export type LifecycleMethod = (typeof LIFECYCLE_METHODS)[number];
+
+// API 0.2 features (spec §8.2) ---------------------------------------------
+
+/** Every API 0.2 feature (octet 0.8.0's set); this runtime implements all of them. */
+export const API02_FEATURES = [
+  "request_cancellation",
+  "request_progress",
+  "content_parts",
+  "artifacts",
+  "lifecycle_events",
+  "policy_intents",
+  "dynamic_tools",
+  "agent_sessions",
+  "delegation_telemetry_v1",
+  "approvals",
+  "secrets",
+  "progress_decoration",
+  "agent_model_selection_v1",
+] as const;
+export type Feature = (typeof API02_FEATURES)[number];
+
+/**
+ * Whether octet serves an extension→host request with one of its child
+ * workers (`confirmation/request`, `input/request`, `artifact/publish`,
+ * `secret/get`, `agent/*`; spec §1.9, §7).
+ */
+export function usesChildWorker(method: string): boolean {
+  return method === "confirmation/request" || method === "input/request" || method === "artifact/publish" || method === "secret/get" || method.startsWith("agent/");
+}
+
+// Limits (spec §7) ---------------------------------------------------------
+
+/** Frame limit: inbound content ≤ this; outbound content + LF ≤ this (spec §1.2). */
+export const MAX_MESSAGE_BYTES = 1_048_576;
+/** Admitted-but-unfinished requests (running + queued) (spec §8.10). */
+export const MAX_PENDING_REQUESTS = 64;
+/** Local worker maximum for API 0.2 (spec §8.1). */
+export const MAX_CONCURRENT_REQUESTS = 8;
+/** Drain budget on shutdown and EOF, milliseconds (spec §1.7, §8.8). */
+export const SHUTDOWN_TIMEOUT_MS = 2_000;
+/** Grace after cancelling remaining work at the drain deadline, milliseconds. */
+export const CANCELLATION_GRACE_MS = 250;
+/** Outstanding extension→host requests the host tolerates (spec §1.4). */
+export const MAX_OUTSTANDING_EXTENSION_REQUESTS = 128;
+/**
+ * Requests served by a child worker ({@link usesChildWorker}) outstanding at
+ * once; beyond it octet fails the request or, for `confirmation/request`,
+ * `input/request` and `artifact/publish`, the connection (spec §1.9, §7).
+ */
+export const MAX_CHILD_WORKER_REQUESTS = 8;
+/** Distinct extension request ids per process generation (spec §1.4). */
+export const MAX_EXTENSION_REQUEST_IDS = 65_536;
+/** Tools per catalog mutation and per catalog (spec §7). */
+export const MAX_CATALOG_TOOLS = 256;
+/** Largest unsigned 64-bit integer. */
+export const U64_MAX = 18446744073709551615n;
+/**
+ * After a host `$/cancelRequest`, a request still unanswered this long is
+ * answered `-32800` and its handler left running: octet terminates the whole
+ * process when no reply arrives within 2 s of a cancel (spec §3.9).
+ */
+export const CANCELLED_REPLY_MS = 1_000;

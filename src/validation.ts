@@ -3,10 +3,13 @@
  * `octet-extension gen` need at run time. They are compiled from the
  * manifest's schemas at gen time (Ajv standalone code), so a shipped bundle
  * carries no schema compiler; the few helpers that code calls live here.
+ * Also the predicates of the check kit (`src/check.ts`) that the author
+ * tooling's manifest checks share with the runtime.
  */
 import { holdsBigInt } from "./wire/json.ts";
 
 export type { ArgumentIssue, ArgumentValidator } from "./runtime/arguments.ts";
+export { hasDuplicates, isObject, isOneOf, isStringArray, unknownKey } from "./check.ts";
 
 /**
  * The arguments as a compiled validator checks them. Integer literals beyond

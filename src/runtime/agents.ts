@@ -1,4 +1,6 @@
+import { HEX64, utf8Bytes as bytes } from "../check.ts";
 import { ErrorCode, RpcError } from "../errors.ts";
+import type { Feature } from "../protocol.ts";
 import type { RequestId } from "../wire/ids.ts";
 import { isObject } from "./results.ts";
 import type { ServiceHost } from "./services.ts";
@@ -11,10 +13,8 @@ import type { JsonObject } from "./types.ts";
  */
 
 const NAME = /^[a-z0-9_-]{1,48}$/;
-const HEX64 = /^[0-9a-f]{64}$/;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const GRANTS = ["read", "search", "edit", "write", "bash"];
-const bytes = (text: string) => Buffer.byteLength(text);
 
 /** Which model a child runs (octet, needs `agent_model_selection_v1`); each defaults to "inherit". */
 export interface ModelSelection {
@@ -90,12 +90,12 @@ function reply(value: unknown, check: (v: JsonObject) => boolean, method: string
 }
 
 /** Gate (initialized, `agent_sessions`, then `features`), resolve the parent, send. */
-async function send(host: ServiceHost, method: string, params: JsonObject, parentRequestId: RequestId | undefined, features: string[] = []): Promise<unknown> {
-  const connection = host.initialized();
+async function send(host: ServiceHost, method: string, params: JsonObject, parentRequestId: RequestId | undefined, features: Feature[] = []): Promise<unknown> {
+  const live = host.initialized();
   host.requireFeature("agent_sessions");
   for (const feature of features) host.requireFeature(feature);
   params.parent_request_id = host.parent(parentRequestId);
-  return connection.hostRequests!.request(method, params, host.token());
+  return live.hostRequests.request(method, params, host.token());
 }
 
 /** `agent/spawn`: start a bounded child session; resolves to its record (with `agent_id`). */

@@ -1,4 +1,5 @@
 import { ErrorCode, RpcError } from "../errors.ts";
+import { MAX_CATALOG_TOOLS } from "../protocol.ts";
 import { readUnsigned64 } from "../wire/json.ts";
 import type { ToolEntry } from "./registry.ts";
 import { isObject, pyStr } from "./results.ts";
@@ -6,8 +7,8 @@ import type { JsonObject } from "./types.ts";
 
 /** Committed catalogs kept for revision-pinned calls (spec §8.7). */
 const RETAINED_CATALOGS = 8;
-/** Tools per mutation and per catalog (spec §7). */
-export const MAX_CATALOG_TOOLS = 256;
+/** Re-exported for existing importers; defined in `src/protocol.ts`. */
+export { MAX_CATALOG_TOOLS };
 
 /** The host's acknowledgement of a catalog mutation. */
 export interface CatalogUpdate {

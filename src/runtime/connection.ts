@@ -1,4 +1,5 @@
 import { ErrorCode, RpcError, cancelledError, errorText } from "../errors.ts";
+import { LIFECYCLE_METHODS } from "../protocol.ts";
 import type { Logger } from "../log.ts";
 import { decodeLine } from "../wire/decode.ts";
 import { FrameEncodeError, type WireLine, encodeProgressFrame, encodeWireFrame } from "../wire/encode.ts";
@@ -9,6 +10,7 @@ import type { SplitEvent } from "../wire/line-splitter.ts";
 import { CancellationToken } from "./cancellation.ts";
 import { HostRequests } from "./host-requests.ts";
 import { type Session, negotiate } from "./initialize.ts";
+import type { LiveSession } from "./live-session.ts";
 import { ToolCatalog } from "./catalog.ts";
 import { METHODS, type MethodEnv, isThenable } from "./methods.ts";
 import { checkProgressEvent, type ProgressEvent, statusEvent } from "./progress.ts";
@@ -78,14 +80,12 @@ const FINAL_FLUSH_MS = 2_000;
  */
 export class Connection {
   private state: "uninitialized" | "ready" | "draining" | "stopped" = "uninitialized";
-  private sessionInfo: Session | undefined;
+  /** Set by a successful initialize. */
+  private liveSession: LiveSession | undefined;
   private readonly active = new Map<RequestId, ActiveRequest>();
   private readonly scheduler: Scheduler;
-  private hostRequestsImpl: HostRequests | undefined;
   private shutdownDone: Promise<void> | undefined;
   private stopped = false;
-  /** Replaces tool lookup once dynamic catalogs are negotiated (API 0.2). */
-  private toolCatalog: ToolCatalog | undefined;
 
   private handlersGate: Promise<void> | undefined;
 
@@ -96,12 +96,23 @@ export class Connection {
     });
   }
 
+  /** The session, host channel and catalog; `undefined` until a successful initialize. */
+  get live(): LiveSession | undefined {
+    return this.liveSession;
+  }
+
+  /** {@link Connection.live}, or `-32600` before a successful initialize. */
+  requireLive(): LiveSession {
+    if (!this.liveSession) throw new RpcError(ErrorCode.InvalidRequest, "initialize must be the first request");
+    return this.liveSession;
+  }
+
   get session(): Session | undefined {
-    return this.sessionInfo;
+    return this.liveSession?.session;
   }
 
   get initialized(): boolean {
-    return this.sessionInfo !== undefined;
+    return this.liveSession !== undefined;
   }
 
   get draining(): boolean {
@@ -110,8 +121,7 @@ export class Connection {
 
   /** The tool catalog with its epochs; exists once initialized. */
   get catalog(): ToolCatalog {
-    if (!this.toolCatalog) throw new RpcError(ErrorCode.InvalidRequest, "initialize must be the first request");
-    return this.toolCatalog;
+    return this.requireLive().catalog;
   }
 
   /**
@@ -124,7 +134,7 @@ export class Connection {
     scope: unknown,
     explicit: RequestId | undefined,
   ): Promise<void> {
-    const features = this.sessionInfo!.features;
+    const { features } = this.requireLive().session;
     if (!features.has("request_progress")) throw new RpcError(ErrorCode.MethodNotFound, "API 0.2 feature is not negotiated: request_progress");
     let request: ActiveRequest | undefined;
     if (explicit !== undefined) {
@@ -145,7 +155,7 @@ export class Connection {
     request.progressSequence++;
     const id = request.id as number | bigint;
     const sequence = request.progressSequence;
-    return this.hostRequestsImpl!.sendEncoded(() => encodeProgressFrame(id, sequence, event, this.options.maxMessageBytes));
+    return this.requireLive().hostRequests.sendEncoded(() => encodeProgressFrame(id, sequence, event, this.options.maxMessageBytes));
   }
 
   /** The id of `scope` when it is a host request that is still unanswered (a valid parent). */
@@ -156,7 +166,7 @@ export class Connection {
 
   /** Extension→host requests; exists once initialized. */
   get hostRequests(): HostRequests | undefined {
-    return this.hostRequestsImpl;
+    return this.liveSession?.hostRequests;
   }
 
   // ---- inbound -----------------------------------------------------------
@@ -202,7 +212,7 @@ export class Connection {
       this.options.logger.warning("ignored response with invalid id");
       return;
     }
-    if (!this.hostRequestsImpl?.settle(id.id, message)) {
+    if (!this.liveSession?.hostRequests.settle(id.id, message)) {
       this.options.logger.warning("ignored late or unknown response", { response_id: id.id });
     }
   }
@@ -263,9 +273,12 @@ export class Connection {
     // The reply is queued before the state changes, so nothing can precede it; a reply that
     // cannot be encoded is answered -32603 and leaves the process uninitialised.
     if (!this.writeReplyChecked(id, { result })) return;
-    this.hostRequestsImpl = new HostRequests(session.api, this.options.writer, this.options.logger, this.options.maxMessageBytes);
-    this.toolCatalog = new ToolCatalog(this.options.registry.tools, session.features.has("dynamic_tools"));
-    this.sessionInfo = session;
+    this.liveSession = {
+      session,
+      hostRequests: new HostRequests(session.api, this.options.writer, this.options.logger, this.options.maxMessageBytes),
+      catalog: new ToolCatalog(this.options.registry.tools, session.features.has("dynamic_tools")),
+      connection: this,
+    };
     this.state = "ready";
     this.scheduler.setConcurrency(session.concurrency);
   }
@@ -334,7 +347,7 @@ export class Connection {
     const registry = this.options.registry;
     return (this.env = {
       registry,
-      session: this.sessionInfo!,
+      session: this.requireLive().session,
       logger: this.options.logger,
       lookupTool: (params) => this.catalog.lookup(params),
     });
@@ -394,7 +407,7 @@ export class Connection {
       request.cancel(reason);
       return;
     }
-    this.hostRequestsImpl?.cancel(target.id, reason);
+    this.liveSession?.hostRequests.cancel(target.id, reason);
   }
 
   /**
@@ -416,12 +429,12 @@ export class Connection {
   // ---- lifecycle notifications (API 0.2) ------------------------------------
 
   private isLifecycleMethod(method: string): boolean {
-    return /^(session|turn|tool)\/(started|settled)$/.test(method);
+    return (LIFECYCLE_METHODS as readonly string[]).includes(method);
   }
 
   private runLifecycle(method: LifecycleMethod, params: unknown): void {
     const logger = this.options.logger;
-    const session = this.sessionInfo!;
+    const { session } = this.requireLive();
     const handler = this.options.registry.lifecycle.get(method);
     if (!session.features.has("lifecycle_events") || !handler || !session.lifecycleEvents.includes(method)) {
       return logger.warning("ignored unnegotiated lifecycle event", { method });
@@ -505,7 +518,7 @@ export class Connection {
     this.stopped = true;
     this.state = "stopped";
     for (const request of this.active.values()) request.cancel("shutdown");
-    this.hostRequestsImpl?.failAll(failOutstandingWith);
+    this.liveSession?.hostRequests.failAll(failOutstandingWith);
     // A host that stopped reading cannot keep the process alive: flush for at most 2 s.
     await Promise.race([this.options.writer.drained(), sleep(FINAL_FLUSH_MS)]);
     this.options.onStop();

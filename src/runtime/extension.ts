@@ -1,22 +1,14 @@
 import { ErrorCode, RpcError } from "../errors.ts";
-import { Logger, type LogLevel } from "../log.ts";
-import { type FrameSink, FrameWriter } from "../wire/frame-writer.ts";
+import type { Feature } from "../protocol.ts";
+import { Logger } from "../log.ts";
 import type { RequestId } from "../wire/ids.ts";
-import {
-  CANCELLATION_GRACE_MS,
-  CANCELLED_REPLY_MS,
-  MAX_CONCURRENT_REQUESTS,
-  MAX_MESSAGE_BYTES,
-  MAX_PENDING_REQUESTS,
-  SHUTDOWN_TIMEOUT_MS,
-  U64_MAX,
-} from "../wire/limits.ts";
-import { LineSplitter } from "../wire/line-splitter.ts";
-import { claimStdio, installErrorLogging, routeConsoleWhenHosted, writeStderrLine } from "../wire/stdio.ts";
+import { U64_MAX } from "../wire/limits.ts";
+import { installErrorLogging, routeConsoleWhenHosted, writeStderrLine } from "../wire/stdio.ts";
 import { Connection } from "./connection.ts";
-import { SUPPORTED_FEATURES } from "./initialize.ts";
+import { type ExtensionOptions, type ResolvedOptions, resolveApiVersion, resolveOptions } from "./options.ts";
 import { Registry } from "./registry.ts";
 import { isObject } from "./results.ts";
+import { type RunOptions, serve } from "./serve.ts";
 import { currentScope } from "./scope.ts";
 import type {
   ApiVersion,
@@ -37,73 +29,24 @@ import type {
   ToolHandler,
 } from "./types.ts";
 import type { ArgumentValidator } from "./arguments.ts";
-import { checkContextEntry, checkStatusEntry, notificationParams } from "./validate.ts";
 import * as agents from "./agents.ts";
-import { type CatalogUpdate, MAX_CATALOG_TOOLS } from "./catalog.ts";
+import type { CatalogUpdate } from "./catalog.ts";
+import * as contributions from "./contributions.ts";
+import { type DynamicToolDefinition } from "./dynamic-tools.ts";
+import * as dynamicTools from "./dynamic-tools.ts";
 import type { ProgressEvent } from "./progress.ts";
-import type { ToolEntry } from "./registry.ts";
 import * as services from "./services.ts";
-import { checkResourceOwner, checkSnapshot, type PresentationSnapshot } from "./presentation.ts";
-import { wireId } from "../wire/ids.ts";
-import { GarbagePacer, GC_PACING_BYTES } from "./garbage-pacer.ts";
+import type { PresentationSnapshot } from "./presentation.ts";
+import { PresentationPublisher } from "./presentation-publisher.ts";
 
-/** Reading stops while this much output waits for the host to read stdout, and resumes below the low mark. */
-const WRITE_BACKLOG_HIGH = 4 * 1024 * 1024;
-const WRITE_BACKLOG_LOW = 1024 * 1024;
+export type { RunOptions } from "./serve.ts";
+export type { ExtensionOptions } from "./options.ts";
+export type { DynamicToolDefinition } from "./dynamic-tools.ts";
 
-/** Construction options; every default matches octet's Python SDK (spec §8.1). */
-export interface ExtensionOptions {
-  /** Default: `OCTET_EXTENSION_API_VERSION`, else `"0.1"`. */
-  apiVersion?: ApiVersion;
-  /** Local worker maximum for API 0.2 (default 8; the host's limit may lower it). */
-  maxConcurrentRequests?: number;
-  /** Admitted-but-unfinished requests before `-32000 queue is full` (default 64). */
-  maxPendingRequests?: number;
-  /** Frame limit in bytes (default 1 MiB). */
-  maxMessageBytes?: number;
-  /** Drain budget for shutdown and EOF in ms (default 2000). */
-  shutdownTimeoutMs?: number;
-  /** Grace after cancelling leftover work at the drain deadline in ms (default 250). */
-  cancellationGraceMs?: number;
-  /**
-   * This SDK only: after a host cancel, answer `-32800` this many ms later if
-   * the handler has not stopped, and leave it running in the background
-   * (default 1000; octet ends the process 2 s after a cancel with no reply).
-   */
-  cancelledReplyMs?: number;
-  /** API 0.2 features to accept (default: all the runtime implements). */
-  supportedFeatures?: string[];
-  /** Lowest log level written to stderr (default `info`). */
-  logLevel?: LogLevel;
-  /** Where log lines go instead of stderr (one JSON object per call, without the newline); for embedding and tests. */
-  logOutput?: (line: string) => void;
-  /**
-   * This SDK only (no Python counterpart): frame traffic (bytes read + length
-   * written, checked after each read) after which the runtime asks Bun for a
-   * young-generation collection, keeping peak memory near live data instead of
-   * growing with traffic. Default 512 KiB; 0 turns it off. Its cost is capped
-   * at 2% of wall time. See docs/performance.md.
-   */
-  gcPacingBytes?: number;
-  /**
-   * Log uncaught errors as structured lines, exiting 1 for one raised before
-   * `run()` (default true). Turn off when embedding the runtime in another program.
-   */
-  handleUncaught?: boolean;
-}
-
-/** I/O overrides for embedding the runtime (tests); by default it claims stdin/stdout. */
 /** Per-tool options of `ext.tool()`. */
 export interface ToolOptions {
   /** Checks each call's arguments before the handler runs (`gen` writes these from manifest.toml's schemas). */
   validate?: ArgumentValidator;
-}
-
-export interface RunOptions {
-  input?: ReadableStream<Uint8Array>;
-  output?: FrameSink;
-  /** End the process with status 0 once stopped (default true when using stdio). */
-  exit?: boolean;
 }
 
 /**
@@ -118,10 +61,13 @@ export class Extension {
   /** Structured stderr logger (one JSON object per line). */
   readonly log: Logger;
   readonly apiVersion: ApiVersion;
-  protected readonly registry: Registry;
-  private readonly options: Required<Omit<ExtensionOptions, "apiVersion" | "logLevel" | "logOutput" | "handleUncaught">>;
-  protected connection: Connection | undefined;
+  private readonly registry: Registry;
+  private readonly options: ResolvedOptions;
+  private connection: Connection | undefined;
   private running = false;
+  /** The seam every host call goes through (not public API). */
+  private readonly services: services.ServiceHost;
+  private readonly presentation: PresentationPublisher;
 
   constructor(options: ExtensionOptions = {}) {
     this.log = new Logger(options.logOutput ?? writeStderrLine, options.logLevel ?? "info");
@@ -131,24 +77,17 @@ export class Extension {
     this.registry = new Registry(this.apiVersion);
     this.services = {
       api: this.apiVersion,
-      initialized: () => this.requireInitialized(),
+      initialized: () => {
+        const live = this.connection?.live;
+        if (!live) throw new RpcError(ErrorCode.InvalidRequest, "initialize must be the first request");
+        return live;
+      },
       requireFeature: (feature) => this.requireFeature(feature),
       parent: (explicit) => this.parentFor(explicit),
       token: () => currentScope()?.token,
     };
-    const supported = options.supportedFeatures ?? [...SUPPORTED_FEATURES];
-    const unknown = supported.filter((f) => !(SUPPORTED_FEATURES as readonly string[]).includes(f));
-    if (unknown.length > 0) throw new Error(`unsupported API 0.2 features: ${unknown.join(", ")}`);
-    this.options = {
-      maxConcurrentRequests: positive("maxConcurrentRequests", options.maxConcurrentRequests ?? MAX_CONCURRENT_REQUESTS),
-      maxPendingRequests: positive("maxPendingRequests", options.maxPendingRequests ?? MAX_PENDING_REQUESTS),
-      maxMessageBytes: positive("maxMessageBytes", options.maxMessageBytes ?? MAX_MESSAGE_BYTES),
-      shutdownTimeoutMs: nonNegative("shutdownTimeoutMs", options.shutdownTimeoutMs ?? SHUTDOWN_TIMEOUT_MS),
-      cancellationGraceMs: nonNegative("cancellationGraceMs", options.cancellationGraceMs ?? CANCELLATION_GRACE_MS),
-      cancelledReplyMs: nonNegative("cancelledReplyMs", options.cancelledReplyMs ?? CANCELLED_REPLY_MS),
-      supportedFeatures: supported,
-      gcPacingBytes: nonNegative("gcPacingBytes", options.gcPacingBytes ?? GC_PACING_BYTES),
-    };
+    this.presentation = new PresentationPublisher(this.services, () => [...this.registry.commands.keys()]);
+    this.options = resolveOptions(options);
   }
 
   // ---- registration ----------------------------------------------------------
@@ -270,17 +209,7 @@ export class Extension {
    * await ext.notify("Index rebuilt", { level: "success", title: "search" });
    */
   notify(message: string, options: { level?: NotificationParams["level"]; title?: string } = {}): Promise<void> {
-    // Not `async`: a burst of notifications shares its batch's promise instead of one per call.
-    try {
-      const params = notificationParams(message, options.level ?? "info", options.title);
-      const connection = this.requireInitialized();
-      if (connection.session!.contributes.notifications !== true) {
-        throw new RpcError(ErrorCode.MethodNotFound, "notifications are not declared");
-      }
-      return connection.hostRequests!.notify("notification", params);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return contributions.notify(this.services, message, options);
   }
 
   /**
@@ -291,44 +220,18 @@ export class Extension {
    * @example
    * if (!(await ext.confirm("Delete 3 branches?", { destructive: true }))) return "cancelled";
    */
-  async confirm(
-    prompt: string,
-    options: { detail?: string; destructive?: boolean; default?: boolean; parentRequestId?: RequestId } = {},
-  ): Promise<boolean> {
-    if (typeof prompt !== "string") throw new Error("confirmation prompt must be a string");
-    if (options.detail !== undefined && typeof options.detail !== "string") throw new Error("confirmation detail must be a string");
-    for (const key of ["destructive", "default"] as const) {
-      if (options[key] !== undefined && typeof options[key] !== "boolean") throw new Error(`confirmation ${key} must be a boolean`);
-    }
-    const connection = this.requireInitialized();
-    if (connection.session!.contributes.confirmations !== true) {
-      throw new RpcError(ErrorCode.MethodNotFound, "confirmations are not declared");
-    }
-    const params: JsonObject = { prompt, destructive: options.destructive ?? false, default: options.default ?? false };
-    if (options.detail !== undefined) params.detail = options.detail;
-    if (this.apiVersion === "0.2") params.parent_request_id = this.parentFor(options.parentRequestId);
-    const reply = await connection.hostRequests!.request("confirmation/request", params, currentScope()?.token);
-    if (!isObject(reply) || typeof reply.confirmed !== "boolean") {
-      throw new RpcError(ErrorCode.InternalError, "invalid confirmation response");
-    }
-    return reply.confirmed;
+  confirm(prompt: string, options: { detail?: string; destructive?: boolean; default?: boolean; parentRequestId?: RequestId } = {}): Promise<boolean> {
+    return services.confirm(this.services, prompt, options);
   }
 
   /** Push a context contribution (`context/contribution`); needs `contributes.context = true`. */
-  async contributeContext(entry: ContextEntry): Promise<void> {
-    checkContextEntry(entry);
-    const connection = this.requireInitialized();
-    if (connection.session!.contributes.context !== true) {
-      throw new RpcError(ErrorCode.MethodNotFound, "context contributions are not declared");
-    }
-    await connection.hostRequests!.notify("context/contribution", { ...entry });
+  contributeContext(entry: ContextEntry): Promise<void> {
+    return contributions.contributeContext(this.services, entry);
   }
 
   /** Push a status contribution (`status/contribution`) for a surface declared in `contributes.ui`. */
-  async contributeStatus(entry: StatusEntry & { surface: Surface; text: string }): Promise<void> {
-    this.requireInitialized();
-    checkStatusEntry(entry, this.connection!.session!.contributes.ui);
-    await this.connection!.hostRequests!.notify("status/contribution", { ...entry });
+  contributeStatus(entry: StatusEntry & { surface: Surface; text: string }): Promise<void> {
+    return contributions.contributeStatus(this.services, entry);
   }
 
   // ---- API 0.2 services ------------------------------------------------------------
@@ -348,9 +251,8 @@ export class Extension {
     options: { current?: number | null; total?: number | null; unit?: string | null; requestId?: RequestId } = {},
   ): Promise<void> {
     try {
-      const connection = this.requireInitialized();
       // The connection checks feature, then parent, then shape, then state (spec §8.11).
-      return connection.progress(messageOrEvent, options, currentScope(), options.requestId);
+      return this.services.initialized().connection.progress(messageOrEvent, options, currentScope(), options.requestId);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -371,29 +273,9 @@ export class Extension {
    * @example
    * await ext.publishPresentation({ revision: 1, status: { state: "active", label: "1 worker" }, activities: [], actions: [] });
    */
-  async publishPresentation(snapshot: PresentationSnapshot, options: { resourceOwner?: ResourceOwner } = {}): Promise<void> {
-    if (this.apiVersion !== "0.2") throw new RpcError(ErrorCode.MethodNotFound, "semantic presentation requires extension API 0.2");
-    const connection = this.requireInitialized();
-    const contributes = connection.session!.contributes;
-    if (contributes.presentation !== true) throw new RpcError(ErrorCode.MethodNotFound, "presentation are not declared");
-    const commands = Array.isArray(contributes.commands) ? (contributes.commands as string[]) : [...this.registry.commands.keys()];
-    checkSnapshot(snapshot, commands);
-    const params: JsonObject = { snapshot };
-    if (options.resourceOwner !== undefined) params.resource_owner = checkResourceOwner(options.resourceOwner);
-    if (snapshot.revision <= this.presentationRevision) {
-      throw new Error(`presentation revision ${snapshot.revision} must be above the last published one (${this.presentationRevision})`);
-    }
-    if (options.resourceOwner === undefined) {
-      // Inside a handler the request is the parent; once it has settled (a timer the
-      // handler left behind), the snapshot is process-scoped, as outside any handler.
-      const parent = connection.activeParent(currentScope());
-      if (parent !== undefined) params.parent_request_id = wireId(parent);
-    }
-    this.presentationRevision = snapshot.revision;
-    await connection.hostRequests!.notify("presentation/update", params);
+  publishPresentation(snapshot: PresentationSnapshot, options: { resourceOwner?: ResourceOwner } = {}): Promise<void> {
+    return this.presentation.publish(snapshot, options);
   }
-
-  private presentationRevision = -1;
 
   /** Ask the user for ephemeral input (`input/request`, API 0.2); `null` when cancelled or headless. */
   requestInput(prompt: string, options: { secret?: boolean; parentRequestId?: RequestId } = {}): Promise<string | null> {
@@ -467,21 +349,7 @@ export class Extension {
    * await ext.registerTools([{ name: "search", description: "Search", parameters: schema, handler: search }]);
    */
   registerTools(definitions: DynamicToolDefinition[]): Promise<CatalogUpdate> {
-    try {
-      const connection = this.requireInitialized();
-      this.requireFeature("dynamic_tools");
-      const entries = checkDynamicDefinitions(definitions, this.apiVersion);
-      return connection.catalog.mutate(
-        (current) => {
-          const next = new Map(current);
-          for (const entry of entries) next.set(entry.definition.name, entry);
-          return next;
-        },
-        () => connection.hostRequests!.request("tools/register", { tools: entries.map((e) => e.definition) }),
-      );
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return dynamicTools.registerTools(this.services, definitions);
   }
 
   /** Register one tool; see {@link Extension.registerTools}. */
@@ -491,23 +359,7 @@ export class Extension {
 
   /** Remove tools (`tools/unregister`, needs `dynamic_tools`); unknown names are harmless. */
   unregisterTools(names: string[]): Promise<CatalogUpdate> {
-    try {
-      const connection = this.requireInitialized();
-      this.requireFeature("dynamic_tools");
-      if (!Array.isArray(names) || names.length < 1 || names.length > MAX_CATALOG_TOOLS) throw new Error(`unregister needs 1..${MAX_CATALOG_TOOLS} tool names`);
-      if (names.some((n) => typeof n !== "string" || n.trim() === "")) throw new Error("tool names must be non-blank strings");
-      if (new Set(names).size !== names.length) throw new Error("tool names must be unique");
-      return connection.catalog.mutate(
-        (current) => {
-          const next = new Map(current);
-          for (const name of names) next.delete(name);
-          return next;
-        },
-        () => connection.hostRequests!.request("tools/unregister", { names: [...names] }),
-      );
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return dynamicTools.unregisterTools(this.services, names);
   }
 
   /** Remove one tool; see {@link Extension.unregisterTools}. */
@@ -517,21 +369,15 @@ export class Extension {
 
   /** Last committed tool catalog revision (0 after initialize). */
   get toolCatalogRevision(): number {
-    return this.connection?.initialized ? this.connection.catalog.revision : 0;
+    return this.connection?.live?.catalog.revision ?? 0;
   }
 
   /**
    * Send any extension→host request. On API 0.2 the ambient (or explicit)
    * parent is added; `operationScoped` makes a missing parent an error.
    */
-  async request(method: string, params: JsonObject = {}, options: { parentRequestId?: RequestId; operationScoped?: boolean } = {}): Promise<unknown> {
-    const connection = this.requireInitialized();
-    const sent: JsonObject = { ...params };
-    if (this.apiVersion === "0.2") {
-      const ambient = currentScope() !== undefined || options.parentRequestId !== undefined;
-      if (ambient || options.operationScoped) sent.parent_request_id = this.parentFor(options.parentRequestId);
-    }
-    return connection.hostRequests!.request(method, sent, currentScope()?.token);
+  request(method: string, params: JsonObject = {}, options: { parentRequestId?: RequestId; operationScoped?: boolean } = {}): Promise<unknown> {
+    return services.hostRequest(this.services, method, params, { ...options, inHandler: currentScope() !== undefined });
   }
 
   // ---- running ------------------------------------------------------------------
@@ -545,91 +391,29 @@ export class Extension {
     if (this.running) throw new Error("run() was already called");
     this.running = true;
     this.registry.freeze();
-    // Start reading first: the host's initialize arrives while the rest is set up.
-    const reader = (io.input ?? Bun.stdin.stream()).getReader();
-    const firstRead = reader.read();
-    const stdio = io.output === undefined ? claimStdio(this.log) : undefined;
-    const exit = io.exit ?? (io.input === undefined && io.output === undefined);
-    let stop!: () => void;
-    const stopped = new Promise<void>((resolve) => (stop = resolve));
-    const writer = new FrameWriter(io.output ?? stdio!.protocol, () => this.log.info("extension protocol stream closed"));
-    // Handlers wait until fds 1 and 2 are sealed, which happens once the first frame is out.
-    let sealed: () => void = () => {};
-    const handlersReady = stdio ? new Promise<void>((resolve) => (sealed = resolve)) : undefined;
-    if (stdio) {
-      writer.afterFirstFlush(() => {
-        const sink = stdio.seal();
-        sealed();
-        return sink;
+    await serve(io, this.log, this.options, ({ writer, handlersReady, stop }) => {
+      this.connection = new Connection({
+        handlersReady,
+        registry: this.registry,
+        logger: this.log,
+        writer,
+        ...this.options,
+        supportedFeatures: new Set(this.options.supportedFeatures),
+        onStop: stop,
       });
-    }
-    const connection = new Connection({
-      handlersReady,
-      registry: this.registry,
-      logger: this.log,
-      writer,
-      ...this.options,
-      supportedFeatures: new Set(this.options.supportedFeatures),
-      onStop: stop,
+      return this.connection;
     });
-    this.connection = connection;
-    this.attach(connection);
-    void this.readLoop(reader, firstRead, connection, writer);
-    await stopped;
-    if (exit) {
-      await stdio?.flushStderr();
-      process.exit(0);
-    }
-  }
-
-  /** Hook for subclasses that extend the connection (API 0.2 services). */
-  protected attach(_connection: Connection): void {}
-
-  private async readLoop(
-    reader: { read(): Promise<{ done: boolean; value?: Uint8Array }> },
-    firstRead: Promise<{ done: boolean; value?: Uint8Array }>,
-    connection: Connection,
-    writer: FrameWriter,
-  ): Promise<void> {
-    const splitter = new LineSplitter(this.options.maxMessageBytes);
-    const emit = connection.receive.bind(connection);
-    const pacer = new GarbagePacer(this.options.gcPacingBytes);
-    let received = 0;
-    try {
-      for (let next = firstRead; ; next = reader.read()) {
-        const { done, value } = await next;
-        if (done || !value) break;
-        splitter.push(value, emit);
-        received += value.length;
-        pacer.pace(received + writer.handedOver);
-        // The host is not reading stdout: read no more requests until it does (spec §8.10).
-        if (writer.backlog > WRITE_BACKLOG_HIGH) await writer.whenBelow(WRITE_BACKLOG_LOW);
-      }
-    } catch (error) {
-      this.log.info("extension protocol stream closed", { error: (error as Error).message });
-    }
-    splitter.end(emit);
-    await connection.endOfInput();
   }
 
   /** `-32601` unless the feature was negotiated (spec §5). */
-  protected requireFeature(feature: string): void {
+  private requireFeature(feature: Feature): void {
     if (this.apiVersion === "0.1" || !this.negotiatedFeatures.has(feature)) {
       throw new RpcError(ErrorCode.MethodNotFound, `API 0.2 feature is not negotiated: ${feature}`);
     }
   }
 
-  /** The seam the service modules use (not public API). */
-  private readonly services: services.ServiceHost;
-
-  protected requireInitialized(): Connection {
-    const connection = this.connection;
-    if (!connection?.initialized) throw new RpcError(ErrorCode.InvalidRequest, "initialize must be the first request");
-    return connection;
-  }
-
   /** Parent of an operation-scoped request (spec §8.11): explicit, else ambient, else `-32602`. */
-  protected parentFor(explicit: RequestId | undefined): number | bigint {
+  private parentFor(explicit: RequestId | undefined): number | bigint {
     if (explicit !== undefined) {
       if (!isU64(explicit)) throw new RpcError(ErrorCode.InvalidParams, "parent_request_id must be an unsigned 64-bit integer");
       return explicit;
@@ -645,58 +429,4 @@ function isU64(id: unknown): id is number | bigint {
   if (typeof id === "number") return Number.isSafeInteger(id) && id >= 0;
   if (typeof id === "bigint") return id >= 0n && id <= U64_MAX;
   return false;
-}
-
-function resolveApiVersion(explicit: string | undefined, log: Logger): ApiVersion {
-  if (explicit !== undefined) {
-    if (explicit !== "0.1" && explicit !== "0.2") throw new Error(`unsupported extension API version ${JSON.stringify(explicit)}; use "0.1" or "0.2"`);
-    return explicit;
-  }
-  const env = process.env.OCTET_EXTENSION_API_VERSION;
-  if (env === undefined || env === "") return "0.1";
-  if (env === "0.1" || env === "0.2") return env;
-  log.warning("unsupported OCTET_EXTENSION_API_VERSION; speaking API 0.1", { requested: env });
-  return "0.1";
-}
-
-function positive(name: string, value: number): number {
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
-
-function nonNegative(name: string, value: number): number {
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a finite non-negative number`);
-  return value;
-}
-
-/** A tool added at runtime: its definition plus its handler. */
-export interface DynamicToolDefinition {
-  name: string;
-  description: string;
-  parameters?: JsonObject | null;
-  outputSchema?: JsonObject | null;
-  handler: ToolHandler<any>;
-}
-
-/** Argument checks for registerTools (spec §8.7): plain errors, nothing sent. */
-function checkDynamicDefinitions(definitions: DynamicToolDefinition[], api: ApiVersion): ToolEntry[] {
-  if (!Array.isArray(definitions) || definitions.length < 1 || definitions.length > MAX_CATALOG_TOOLS) throw new Error(`register needs 1..${MAX_CATALOG_TOOLS} tool definitions`);
-  const seen = new Set<string>();
-  const staging = new Registry(api);
-  return definitions.map((definition) => {
-    if (!definition || typeof definition !== "object") throw new Error("a tool definition must be an object");
-    for (const key of Object.keys(definition)) {
-      if (!["name", "description", "parameters", "outputSchema", "handler"].includes(key)) throw new Error(`tool definition has unknown field ${key}`);
-    }
-    if (seen.has(definition.name)) throw new Error(`tool \`${definition.name}\` is listed twice`);
-    seen.add(definition.name);
-    const base: { name: string; description: string; parameters?: JsonObject; outputSchema?: JsonObject } = {
-      name: definition.name,
-      description: definition.description,
-    };
-    if (definition.parameters !== undefined && definition.parameters !== null) base.parameters = definition.parameters;
-    if (definition.outputSchema !== undefined && definition.outputSchema !== null) base.outputSchema = definition.outputSchema;
-    staging.addTool(base, definition.handler);
-    return staging.tools.get(definition.name)!;
-  });
 }

@@ -1,5 +1,6 @@
 import { ErrorCode, RpcError, cancelledError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { usesChildWorker } from "../protocol.ts";
 import { type WireLine, encodeWireFrame } from "../wire/encode.ts";
 import type { FrameWriter } from "../wire/frame-writer.ts";
 import { type RequestId, showId, wireId } from "../wire/ids.ts";
@@ -14,11 +15,6 @@ interface Outstanding {
   child: boolean;
   resolve(result: unknown): void;
   reject(error: RpcError): void;
-}
-
-/** Requests octet serves with one of its 8 child workers (spec §1.9, §7). */
-function usesChildWorker(method: string): boolean {
-  return method === "confirmation/request" || method === "input/request" || method === "artifact/publish" || method === "secret/get" || method.startsWith("agent/");
 }
 
 /**

@@ -4,23 +4,8 @@ import type { Registry } from "./registry.ts";
 import { isObject } from "./results.ts";
 import type { ApiVersion, JsonObject } from "./types.ts";
 
-/** Features this runtime implements (spec §8.2, octet 0.8.0 set). */
-export const SUPPORTED_FEATURES = [
-  "request_cancellation",
-  "request_progress",
-  "content_parts",
-  "artifacts",
-  "lifecycle_events",
-  "policy_intents",
-  "dynamic_tools",
-  "agent_sessions",
-  "delegation_telemetry_v1",
-  "approvals",
-  "secrets",
-  "progress_decoration",
-  "agent_model_selection_v1",
-] as const;
-export type Feature = (typeof SUPPORTED_FEATURES)[number];
+/** Features this runtime implements: all of API 0.2 (defined in `src/protocol.ts`). */
+export { API02_FEATURES as SUPPORTED_FEATURES, type Feature } from "../protocol.ts";
 
 /** Features that build on another: never advertised without it (the host rejects that). */
 const FEATURE_NEEDS: Readonly<Record<string, string>> = { approvals: "policy_intents", progress_decoration: "request_progress", agent_model_selection_v1: "agent_sessions" };

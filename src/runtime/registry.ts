@@ -1,6 +1,7 @@
+import { isNonBlankString, isObject, isOneOf } from "../check.ts";
+import { API02_HOOKS, LEGACY_HOOKS, LIFECYCLE_METHODS, type LifecycleMethod, MAX_CATALOG_TOOLS, SURFACES } from "../protocol.ts";
 import type { ArgumentValidator } from "./arguments.ts";
-import { MAX_CATALOG_TOOLS } from "./catalog.ts";
-import { checkOutputSchema } from "./structured.ts";
+import { checkOutputSchema } from "./structured/output-schema.ts";
 import type {
   ApiVersion,
   CommandDefinition,
@@ -31,18 +32,8 @@ export interface CommandEntry {
   handler: CommandHandler;
 }
 
-export const LEGACY_HOOKS = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"] as const;
-export const API02_HOOKS = ["provider_retry", "before_persistence", "post_mutation"] as const;
-export const SURFACES: readonly Surface[] = ["status", "header", "footer"];
-export const LIFECYCLE_METHODS = [
-  "session/started",
-  "session/settled",
-  "turn/started",
-  "turn/settled",
-  "tool/started",
-  "tool/settled",
-] as const;
-export type LifecycleMethod = (typeof LIFECYCLE_METHODS)[number];
+/** Re-exported for existing importers; defined with the other protocol facts in `src/protocol.ts`. */
+export type { LifecycleMethod } from "../protocol.ts";
 
 /** Everything an author registered before `run()`. Registration errors are plain `Error`s. */
 export class Registry {
@@ -71,11 +62,11 @@ export class Registry {
     if (this.tools.size >= MAX_CATALOG_TOOLS) throw new Error(`tool \`${name}\` would be the ${MAX_CATALOG_TOOLS + 1}th; an extension declares at most ${MAX_CATALOG_TOOLS} tools`);
     if (typeof handler !== "function") throw new Error(`tool \`${name}\` needs a handler function`);
     const parameters = definition.parameters ?? { type: "object" };
-    if (!isPlainObject(parameters)) throw new Error(`tool \`${name}\` parameters must be a JSON Schema object`);
+    if (!isObject(parameters)) throw new Error(`tool \`${name}\` parameters must be a JSON Schema object`);
     const wire: ToolDefinition = { name, description: definition.description, parameters };
     if (definition.outputSchema !== undefined) {
       if (this.apiVersion === "0.1") throw new Error(`tool \`${name}\`: output_schema requires extension API 0.2`);
-      if (!isPlainObject(definition.outputSchema)) throw new Error(`tool \`${name}\` output_schema must be an object`);
+      if (!isObject(definition.outputSchema)) throw new Error(`tool \`${name}\` output_schema must be an object`);
       try {
         checkOutputSchema(definition.outputSchema);
       } catch (error) {
@@ -100,9 +91,9 @@ export class Registry {
 
   addHook(name: HookName, handler: HookHandler<any>): void {
     this.open("hook");
-    const known = (LEGACY_HOOKS as readonly string[]).includes(name) || (API02_HOOKS as readonly string[]).includes(name);
+    const known = isOneOf(name, LEGACY_HOOKS) || isOneOf(name, API02_HOOKS);
     if (!known) throw new Error(`unknown hook \`${name}\`; expected one of ${[...LEGACY_HOOKS, ...API02_HOOKS].join(", ")}`);
-    if ((API02_HOOKS as readonly string[]).includes(name) && this.apiVersion === "0.1") {
+    if (isOneOf(name, API02_HOOKS) && this.apiVersion === "0.1") {
       throw new Error(`hook \`${name}\` requires extension API 0.2`);
     }
     if (this.hooks.has(name)) throw new Error(`hook \`${name}\` is already registered`);
@@ -151,10 +142,6 @@ export class Registry {
 }
 
 function nonBlank(value: unknown, what: string): string {
-  if (typeof value !== "string" || value.trim() === "") throw new Error(`${what} must be a non-blank string`);
+  if (!isNonBlankString(value)) throw new Error(`${what} must be a non-blank string`);
   return value;
-}
-
-function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

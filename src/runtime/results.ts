@@ -1,5 +1,7 @@
+import { isObject } from "../check.ts";
 import { ErrorCode, RpcError } from "../errors.ts";
-import { checkResultBounds, validateStructured } from "./structured.ts";
+import { checkResultBounds } from "./structured/result-bounds.ts";
+import { validateStructured } from "./structured/validate.ts";
 import type { JsonObject } from "./types.ts";
 
 /**
@@ -20,9 +22,8 @@ export function pyStr(value: unknown): string {
   }
 }
 
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+/** Re-exported for the modules that import it from here (see `src/check.ts`). */
+export { isObject };
 
 function internal(message: string): RpcError {
   return new RpcError(ErrorCode.InternalError, message);

@@ -1,7 +1,9 @@
+import { HEX64, utf8Bytes as bytes } from "../check.ts";
 import { ErrorCode, RpcError } from "../errors.ts";
+import type { Feature } from "../protocol.ts";
 import type { RequestId } from "../wire/ids.ts";
 import type { CancellationToken } from "./cancellation.ts";
-import type { Connection } from "./connection.ts";
+import type { LiveSession } from "./live-session.ts";
 import { isObject } from "./results.ts";
 import { canonicalJson } from "./structured.ts";
 import type { ApiVersion, JsonObject } from "./types.ts";
@@ -16,10 +18,10 @@ import type { ApiVersion, JsonObject } from "./types.ts";
 /** What the services need from the extension that owns them. */
 export interface ServiceHost {
   readonly api: ApiVersion;
-  /** The connection after a successful initialize (else `-32600`). */
-  initialized(): Connection;
+  /** The session after a successful initialize (else `-32600`). */
+  initialized(): LiveSession;
   /** `-32601` unless `feature` was negotiated. */
-  requireFeature(feature: string): void;
+  requireFeature(feature: Feature): void;
   /** The parent of an operation-scoped request: explicit, else ambient, else `-32602`. */
   parent(explicit: RequestId | undefined): number | bigint;
   /** Cancellation of the calling handler, if any. */
@@ -27,12 +29,10 @@ export interface ServiceHost {
 }
 
 const invalidReply = (message: string) => new RpcError(ErrorCode.InternalError, message);
-const HEX64 = /^[0-9a-f]{64}$/;
 const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
-const bytes = (text: string) => Buffer.byteLength(text);
 
 async function send(host: ServiceHost, method: string, params: JsonObject): Promise<unknown> {
-  return host.initialized().hostRequests!.request(method, params, host.token());
+  return host.initialized().hostRequests.request(method, params, host.token());
 }
 
 /**
@@ -166,4 +166,51 @@ export async function getSecret(host: ServiceHost, name: string, options: { pare
     throw invalidReply("invalid secret lookup response");
   }
   return reply.value;
+}
+
+/**
+ * `confirmation/request`: ask the user to confirm; `false` when the frontend
+ * cannot ask. Needs `contributes.confirmations = true`; on API 0.2 it is tied
+ * to the handler's request, or to `parentRequestId` outside a handler.
+ */
+export async function confirm(
+  host: ServiceHost,
+  prompt: string,
+  options: { detail?: string; destructive?: boolean; default?: boolean; parentRequestId?: RequestId } = {},
+): Promise<boolean> {
+  if (typeof prompt !== "string") throw new Error("confirmation prompt must be a string");
+  if (options.detail !== undefined && typeof options.detail !== "string") throw new Error("confirmation detail must be a string");
+  for (const key of ["destructive", "default"] as const) {
+    if (options[key] !== undefined && typeof options[key] !== "boolean") throw new Error(`confirmation ${key} must be a boolean`);
+  }
+  const live = host.initialized();
+  if (live.session.contributes.confirmations !== true) throw new RpcError(ErrorCode.MethodNotFound, "confirmations are not declared");
+  const params: JsonObject = { prompt, destructive: options.destructive ?? false, default: options.default ?? false };
+  if (options.detail !== undefined) params.detail = options.detail;
+  if (host.api === "0.2") params.parent_request_id = host.parent(options.parentRequestId);
+  const reply = await send(host, "confirmation/request", params);
+  if (!isObject(reply) || typeof reply.confirmed !== "boolean") throw invalidReply("invalid confirmation response");
+  return reply.confirmed;
+}
+
+/**
+ * Any extension→host request. On API 0.2 the ambient (or explicit) parent is
+ * added; `operationScoped` makes a missing parent an error.
+ */
+export function hostRequest(
+  host: ServiceHost,
+  method: string,
+  params: JsonObject,
+  options: { parentRequestId?: RequestId; operationScoped?: boolean; inHandler: boolean },
+): Promise<unknown> {
+  try {
+    host.initialized();
+    const sent: JsonObject = { ...params };
+    if (host.api === "0.2" && (options.inHandler || options.parentRequestId !== undefined || options.operationScoped)) {
+      sent.parent_request_id = host.parent(options.parentRequestId);
+    }
+    return send(host, method, sent);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }

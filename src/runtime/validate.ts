@@ -1,5 +1,6 @@
+import { isObject, isOneOf } from "../check.ts";
 import { ErrorCode, RpcError } from "../errors.ts";
-import { isObject } from "./results.ts";
+import { SURFACES } from "../protocol.ts";
 import type { JsonObject } from "./types.ts";
 
 /**
@@ -58,7 +59,7 @@ export function checkStatusEntry(params: unknown, declaredUi: unknown): JsonObje
     }
   }
   const surface = params.surface;
-  if (!["status", "header", "footer"].includes(surface as string)) throw new Error("status contribution surface must be status, header or footer");
+  if (!isOneOf(surface, SURFACES)) throw new Error("status contribution surface must be status, header or footer");
   if (!Array.isArray(declaredUi) || !declaredUi.includes(surface)) {
     throw new RpcError(ErrorCode.MethodNotFound, `${String(surface)} is not a declared ui`);
   }

@@ -20,7 +20,7 @@ export function holdsChildWorker(method: string): boolean {
   return CHILD_WORKER_METHODS.has(method) || method.startsWith("agent/");
 }
 
-/** Child-worker requests whose overflow makes octet drop the connection (spec §1.9); the others get -32000. */
+/** Child-worker requests whose overflow makes octet drop the connection (spec §1.9); the others get a `ServerError` reply. */
 export const FATAL_CHILD_OVERFLOW = new Set(["confirmation/request", "input/request", "artifact/publish"]);
 
 function keysWithin(value: Obj, allowed: string[]): string | undefined {

@@ -1,10 +1,10 @@
 import { readUnsigned64 } from "../wire/json.ts";
-import type { HostManifest } from "./manifest.ts";
 
 /**
  * octet's rules for the API 0.2 messages an extension sends (spec §1.9,
- * §4.5–§4.13): which are fatal, and the host's default answers. Used by the
- * test host; checked independently of the runtime's own validation.
+ * §4.5–§4.13): which are fatal. Used by the test host; checked independently
+ * of the runtime's own validation (the host's default answers are in
+ * `built-in-responders.ts`).
  */
 
 type Obj = Record<string, unknown>;
@@ -116,28 +116,5 @@ export function checkServiceRequest(method: string, params: unknown): string | u
       return Array.isArray(params.names) ? undefined : "tools/unregister names must be an array";
     default:
       return undefined;
-  }
-}
-
-/** The host's answers when a test scripts nothing (the coding product's defaults). */
-export function defaultReply(method: string, params: Obj, manifest: HostManifest): { result: unknown } | { error: { code: number; message: string } } {
-  switch (method) {
-    case "confirmation/request":
-      return { result: { confirmed: false } };
-    case "input/request":
-      return { result: { value: null } };
-    case "artifact/publish": {
-      const hex = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
-      return { result: { artifact_id: `artifact_${hex}` } };
-    }
-    case "policy/evaluate":
-      return { result: { decision: "deny" } };
-    case "secret/get":
-      return manifest.capabilities.secrets.includes(params.name as string)
-        ? { error: { code: -32002, message: "secret service is unavailable" } }
-        : { error: { code: -32602, message: "secret name is not declared by this extension" } };
-    default:
-      if (method.startsWith("agent/")) return { error: { code: -32002, message: "agent service is unavailable" } };
-      return { error: { code: -32601, message: `method not found: ${method}` } };
   }
 }

@@ -10,6 +10,6 @@
  */
 export { TestHost, ReplyError, HostViolation, REQUIRED_FEATURES, DEFAULT_OPTIONAL_FEATURES } from "./test-host.ts";
 export type { TestHostOptions, TranscriptEntry, Responder } from "./test-host.ts";
-export { loadManifest, ManifestError, type HostManifest } from "./manifest.ts";
+export { loadManifest, HostManifestError, ManifestError, type HostManifest } from "./manifest.ts";
 export { PASSTHROUGH_ENV, STAGING_LIMIT_BYTES } from "./launch.ts";
 export { temporaryDirectory, removeTemporaryDirectory, removeTemporaryDirectories } from "./temp-dirs.ts";

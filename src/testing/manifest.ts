@@ -1,6 +1,7 @@
 import { readFileSync, statSync, lstatSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { API02_HOOKS as API02, LEGACY_HOOKS as LEGACY } from "../runtime/registry.ts";
+import { hasDuplicates, isObject, isOneOf, isStringArray, unknownKey } from "../check.ts";
+import { API02_HOOKS, CAPABILITY_KEYS, ENV_NAME, FILESYSTEM_ACCESS, IDENT, LEGACY_HOOKS, NAME, SEMVER, SURFACES } from "../protocol.ts";
 
 /** The parts of `extension.toml` the test host uses (spec §2). */
 export interface HostManifest {
@@ -28,17 +29,15 @@ export interface HostManifest {
   dir: string;
 }
 
-/** Name rules octet applies to `extension.toml` (shared with codegen's manifest.toml checks). */
-export const NAME = /^[a-z][a-z0-9-]{0,63}$/;
-export const IDENT = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
-export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-export const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
-const LEGACY_HOOKS: readonly string[] = LEGACY;
-const API02_HOOKS: readonly string[] = API02;
 const TOP_KEYS = ["name", "version", "api_version", "requires_octet", "description", "entrypoint", "capabilities", "contributes", "runtime"];
 
-/** A manifest the host would refuse to load. */
-export class ManifestError extends Error {}
+/** An `extension.toml` that octet's host would refuse to load. */
+export class HostManifestError extends Error {}
+
+/** @deprecated Use {@link HostManifestError}. */
+export const ManifestError = HostManifestError;
+/** @deprecated Use {@link HostManifestError}. */
+export type ManifestError = HostManifestError;
 
 /**
  * Read and check an `extension.toml` as octet's host does (unknown keys
@@ -48,17 +47,17 @@ export class ManifestError extends Error {}
 export function loadManifest(path: string): HostManifest {
   let file = resolve(path);
   if (statSync(file).isDirectory()) file = resolve(file, "extension.toml");
-  if (lstatSync(file).isSymbolicLink()) throw new ManifestError(`${file}: the manifest must not be a symlink`);
+  if (lstatSync(file).isSymbolicLink()) throw new HostManifestError(`${file}: the manifest must not be a symlink`);
   const text = readFileSync(file, "utf8");
-  if (Buffer.byteLength(text) > 256 * 1024) throw new ManifestError(`${file}: manifest exceeds 256 KiB`);
+  if (Buffer.byteLength(text) > 256 * 1024) throw new HostManifestError(`${file}: manifest exceeds 256 KiB`);
   let raw: Record<string, unknown>;
   try {
     raw = Bun.TOML.parse(text) as Record<string, unknown>;
   } catch (error) {
-    throw new ManifestError(`${file}: invalid TOML: ${(error as Error).message}`);
+    throw new HostManifestError(`${file}: invalid TOML: ${(error as Error).message}`);
   }
   const fail = (message: string): never => {
-    throw new ManifestError(`${file}: ${message}`);
+    throw new HostManifestError(`${file}: ${message}`);
   };
   denyUnknown(raw, TOP_KEYS, "", fail);
   const name = raw.name;
@@ -81,9 +80,9 @@ export function loadManifest(path: string): HostManifest {
     env[key] = value as string;
   }
   const caps = table(raw.capabilities ?? {}, "capabilities", fail);
-  denyUnknown(caps, ["filesystem", "process", "network", "secrets", "environment", "system_prompt"], "capabilities.", fail);
+  denyUnknown(caps, CAPABILITY_KEYS, "capabilities.", fail);
   const filesystem = caps.filesystem ?? "none";
-  if (!["none", "workspace", "unrestricted"].includes(filesystem as string)) fail("`capabilities.filesystem` must be none, workspace or unrestricted");
+  if (!isOneOf(filesystem, FILESYSTEM_ACCESS)) fail("`capabilities.filesystem` must be none, workspace or unrestricted");
   const secrets = unique(strings(caps.secrets ?? [], "capabilities.secrets", fail), "capabilities.secrets", fail);
   for (const s of secrets) if (!IDENT.test(s)) fail(`secret name \`${s}\` must match ^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`);
   const environment = strings(caps.environment ?? [], "capabilities.environment", fail);
@@ -102,11 +101,11 @@ export function loadManifest(path: string): HostManifest {
   };
   const hooks = unique(strings(c.hooks ?? [], "contributes.hooks", fail), "contributes.hooks", fail);
   for (const hook of hooks) {
-    if (API02_HOOKS.includes(hook) && api === "0.1") fail(`hook \`${hook}\` requires api_version 0.2`);
-    if (!LEGACY_HOOKS.includes(hook) && !API02_HOOKS.includes(hook)) fail(`unknown hook \`${hook}\``);
+    if (isOneOf(hook, API02_HOOKS) && api === "0.1") fail(`hook \`${hook}\` requires api_version 0.2`);
+    if (!isOneOf(hook, LEGACY_HOOKS) && !isOneOf(hook, API02_HOOKS)) fail(`unknown hook \`${hook}\``);
   }
   const ui = unique(strings(c.ui ?? [], "contributes.ui", fail), "contributes.ui", fail);
-  for (const surface of ui) if (!["status", "header", "footer"].includes(surface)) fail(`unknown ui surface \`${surface}\``);
+  for (const surface of ui) if (!isOneOf(surface, SURFACES)) fail(`unknown ui surface \`${surface}\``);
   const bool = (key: string) => {
     const v = c[key] ?? false;
     if (typeof v !== "boolean") fail(`contributes.${key} must be a boolean`);
@@ -141,20 +140,21 @@ export function loadManifest(path: string): HostManifest {
 }
 
 function table(value: unknown, key: string, fail: (m: string) => never): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) fail(`\`${key}\` must be a table`);
+  if (!isObject(value)) fail(`\`${key}\` must be a table`);
   return value as Record<string, unknown>;
 }
 
 function strings(value: unknown, key: string, fail: (m: string) => never): string[] {
-  if (!Array.isArray(value) || value.some((v) => typeof v !== "string")) fail(`\`${key}\` must be an array of strings`);
+  if (!isStringArray(value)) fail(`\`${key}\` must be an array of strings`);
   return value as string[];
 }
 
 function unique(list: string[], key: string, fail: (m: string) => never): string[] {
-  if (new Set(list).size !== list.length) fail(`\`${key}\` contains duplicates`);
+  if (hasDuplicates(list)) fail(`\`${key}\` contains duplicates`);
   return list;
 }
 
-function denyUnknown(value: Record<string, unknown>, allowed: string[], prefix: string, fail: (m: string) => never): void {
-  for (const key of Object.keys(value)) if (!allowed.includes(key)) fail(`unknown key \`${prefix}${key}\``);
+function denyUnknown(value: Record<string, unknown>, allowed: readonly string[], prefix: string, fail: (m: string) => never): void {
+  const key = unknownKey(value, allowed);
+  if (key !== undefined) fail(`unknown key \`${prefix}${key}\``);
 }

@@ -66,3 +66,10 @@ export class HostLineReader {
     return bytes.length > 0 && bytes[bytes.length - 1] === 13 ? bytes.subarray(0, bytes.length - 1) : bytes;
   }
 }
+
+/** Read an extension's stdout to its end through a {@link HostLineReader}, emitting each event. */
+export async function readStdout(stdout: AsyncIterable<Uint8Array>, emit: (event: HostReadEvent) => void, limit: number = MAX_MESSAGE_BYTES): Promise<void> {
+  const reader = new HostLineReader(limit);
+  for await (const chunk of stdout) reader.push(chunk, emit);
+  reader.end(emit);
+}

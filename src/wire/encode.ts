@@ -1,4 +1,6 @@
-import { MAX_MESSAGE_BYTES } from "./limits.ts";
+import { MAX_MESSAGE_BYTES } from "../protocol.ts";
+import { rawNumber } from "./json.ts";
+import { wellFormedValue } from "./json-text.ts";
 
 /** Why a frame could not be encoded; the caller decides what to send instead. */
 export class FrameEncodeError extends Error {}
@@ -56,16 +58,12 @@ function serialize(frame: object): string {
 
 function rejectNonFinite(_key: string, value: unknown): unknown {
   if (typeof value === "number" && !Number.isFinite(value)) throw new TypeError(`${value} is not valid JSON`);
-  if (typeof value === "bigint") return (JSON as unknown as { rawJSON(s: string): unknown }).rawJSON(value.toString());
+  if (typeof value === "bigint") return rawNumber(value.toString());
   return value;
 }
 
 function wellFormed(key: string, value: unknown): unknown {
-  if (typeof value === "string") return value.toWellFormed();
-  if (typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).some((k) => !k.isWellFormed())) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.toWellFormed(), v]));
-  }
-  return rejectNonFinite(key, value);
+  return rejectNonFinite(key, wellFormedValue(value));
 }
 
 /**

@@ -10,6 +10,7 @@
  *   object and key) and consulted when an id or a protocol integer is
  *   validated, since the reference SDK treats `1.0` as a non-integer.
  */
+import { U64_MAX } from "../protocol.ts";
 
 // A number token (after `:`, `,` or `[`) with a fraction or exponent, 16+
 // digits, or `-0`. Matching inside a string only costs the slow path; it must
@@ -82,7 +83,7 @@ export function readUnsigned64(holder: object, key: string): number | bigint | u
   const n = readInteger(holder, key);
   if (n === undefined) return undefined;
   if (typeof n === "number") return n >= 0 ? n : undefined;
-  return n >= 0n && n <= 18446744073709551615n ? n : undefined;
+  return n >= 0n && n <= U64_MAX ? n : undefined;
 }
 
 /** A value to place in a frame so that it serializes to exactly `source`. */

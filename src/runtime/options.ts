@@ -1,0 +1,96 @@
+import type { Logger, LogLevel } from "../log.ts";
+import {
+  CANCELLATION_GRACE_MS,
+  CANCELLED_REPLY_MS,
+  MAX_CONCURRENT_REQUESTS,
+  MAX_MESSAGE_BYTES,
+  MAX_PENDING_REQUESTS,
+  SHUTDOWN_TIMEOUT_MS,
+} from "../wire/limits.ts";
+import { GC_PACING_BYTES } from "./garbage-pacer.ts";
+import { SUPPORTED_FEATURES } from "./initialize.ts";
+import type { ApiVersion } from "./types.ts";
+
+/** Construction options; every default matches octet's Python SDK (spec §8.1). */
+export interface ExtensionOptions {
+  /** Default: `OCTET_EXTENSION_API_VERSION`, else `"0.1"`. */
+  apiVersion?: ApiVersion;
+  /** Local worker maximum for API 0.2 (default 8; the host's limit may lower it). */
+  maxConcurrentRequests?: number;
+  /** Admitted-but-unfinished requests before `-32000 queue is full` (default 64). */
+  maxPendingRequests?: number;
+  /** Frame limit in bytes (default 1 MiB). */
+  maxMessageBytes?: number;
+  /** Drain budget for shutdown and EOF in ms (default 2000). */
+  shutdownTimeoutMs?: number;
+  /** Grace after cancelling leftover work at the drain deadline in ms (default 250). */
+  cancellationGraceMs?: number;
+  /**
+   * This SDK only: after a host cancel, answer `-32800` this many ms later if
+   * the handler has not stopped, and leave it running in the background
+   * (default 1000; octet ends the process 2 s after a cancel with no reply).
+   */
+  cancelledReplyMs?: number;
+  /** API 0.2 features to accept (default: all the runtime implements). */
+  supportedFeatures?: string[];
+  /** Lowest log level written to stderr (default `info`). */
+  logLevel?: LogLevel;
+  /** Where log lines go instead of stderr (one JSON object per call, without the newline); for embedding and tests. */
+  logOutput?: (line: string) => void;
+  /**
+   * This SDK only (no Python counterpart): frame traffic (bytes read + length
+   * written, checked after each read) after which the runtime asks Bun for a
+   * young-generation collection, keeping peak memory near live data instead of
+   * growing with traffic. Default 512 KiB; 0 turns it off. Its cost is capped
+   * at 2% of wall time. See docs/performance.md.
+   */
+  gcPacingBytes?: number;
+  /**
+   * Log uncaught errors as structured lines, exiting 1 for one raised before
+   * `run()` (default true). Turn off when embedding the runtime in another program.
+   */
+  handleUncaught?: boolean;
+}
+
+/** The options the runtime runs with: every default filled in and checked. */
+export type ResolvedOptions = Required<Omit<ExtensionOptions, "apiVersion" | "logLevel" | "logOutput" | "handleUncaught">>;
+
+/** Fill in the defaults and check every value (plain `Error` naming the option). */
+export function resolveOptions(options: ExtensionOptions): ResolvedOptions {
+  const supported = options.supportedFeatures ?? [...SUPPORTED_FEATURES];
+  const unknown = supported.filter((f) => !(SUPPORTED_FEATURES as readonly string[]).includes(f));
+  if (unknown.length > 0) throw new Error(`unsupported API 0.2 features: ${unknown.join(", ")}`);
+  return {
+    maxConcurrentRequests: positive("maxConcurrentRequests", options.maxConcurrentRequests ?? MAX_CONCURRENT_REQUESTS),
+    maxPendingRequests: positive("maxPendingRequests", options.maxPendingRequests ?? MAX_PENDING_REQUESTS),
+    maxMessageBytes: positive("maxMessageBytes", options.maxMessageBytes ?? MAX_MESSAGE_BYTES),
+    shutdownTimeoutMs: nonNegative("shutdownTimeoutMs", options.shutdownTimeoutMs ?? SHUTDOWN_TIMEOUT_MS),
+    cancellationGraceMs: nonNegative("cancellationGraceMs", options.cancellationGraceMs ?? CANCELLATION_GRACE_MS),
+    cancelledReplyMs: nonNegative("cancelledReplyMs", options.cancelledReplyMs ?? CANCELLED_REPLY_MS),
+    supportedFeatures: supported,
+    gcPacingBytes: nonNegative("gcPacingBytes", options.gcPacingBytes ?? GC_PACING_BYTES),
+  };
+}
+
+/** The API version: explicit, else `OCTET_EXTENSION_API_VERSION`, else 0.1 (an unknown one is logged). */
+export function resolveApiVersion(explicit: string | undefined, log: Logger): ApiVersion {
+  if (explicit !== undefined) {
+    if (explicit !== "0.1" && explicit !== "0.2") throw new Error(`unsupported extension API version ${JSON.stringify(explicit)}; use "0.1" or "0.2"`);
+    return explicit;
+  }
+  const env = process.env.OCTET_EXTENSION_API_VERSION;
+  if (env === undefined || env === "") return "0.1";
+  if (env === "0.1" || env === "0.2") return env;
+  log.warning("unsupported OCTET_EXTENSION_API_VERSION; speaking API 0.1", { requested: env });
+  return "0.1";
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
+  return value;
+}
+
+function nonNegative(name: string, value: number): number {
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a finite non-negative number`);
+  return value;
+}

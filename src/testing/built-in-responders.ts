@@ -1,0 +1,53 @@
+/** octet's own answers to extension requests no test scripted (the coding product's defaults). */
+
+import { ErrorCode } from "../errors.ts";
+import type { HostManifest } from "./manifest.ts";
+import { errorReply, type Responder } from "./responders.ts";
+
+type Obj = Record<string, unknown>;
+
+/** The host-side tool catalog that `tools/register` and `tools/unregister` publish into. */
+export interface HostCatalog {
+  catalogRevision: number;
+  catalogTools: string[];
+}
+
+/** The built-in responder for `method`. */
+export function builtInResponder(method: string, manifest: HostManifest, catalog: HostCatalog): Responder {
+  if (method === "tools/register" || method === "tools/unregister") {
+    return (params) => {
+      const names = new Set(catalog.catalogTools);
+      if (method === "tools/register") for (const tool of params.tools as Obj[]) names.add(String(tool.name));
+      else for (const name of params.names as string[]) names.delete(name);
+      catalog.catalogRevision++;
+      catalog.catalogTools = [...names];
+      return { revision: catalog.catalogRevision, tools: catalog.catalogTools };
+    };
+  }
+  return (params) => {
+    const reply = defaultReply(method, params, manifest);
+    return "error" in reply ? errorReply(reply.error.code, reply.error.message) : reply.result;
+  };
+}
+
+function defaultReply(method: string, params: Obj, manifest: HostManifest): { result: unknown } | { error: { code: number; message: string } } {
+  switch (method) {
+    case "confirmation/request":
+      return { result: { confirmed: false } };
+    case "input/request":
+      return { result: { value: null } };
+    case "artifact/publish": {
+      const hex = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+      return { result: { artifact_id: `artifact_${hex}` } };
+    }
+    case "policy/evaluate":
+      return { result: { decision: "deny" } };
+    case "secret/get":
+      return manifest.capabilities.secrets.includes(params.name as string)
+        ? { error: { code: ErrorCode.ServiceUnavailable, message: "secret service is unavailable" } }
+        : { error: { code: ErrorCode.InvalidParams, message: "secret name is not declared by this extension" } };
+    default:
+      if (method.startsWith("agent/")) return { error: { code: ErrorCode.ServiceUnavailable, message: "agent service is unavailable" } };
+      return { error: { code: ErrorCode.MethodNotFound, message: `method not found: ${method}` } };
+  }
+}

@@ -1,0 +1,18 @@
+/** Errors the test host throws: an error reply to a host request, and a fatal rule break. */
+
+/** The error reply of a host request, thrown by `TestHost.call`. */
+export class ReplyError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = "ReplyError";
+  }
+}
+
+/** The extension did something the octet host treats as fatal; the process was killed. */
+export class HostViolation extends Error {
+  override name = "HostViolation";
+}

@@ -1,0 +1,19 @@
+/** Options of `TestHost.start`. */
+export interface TestHostOptions {
+  /** Workspace root (cwd of the extension); default: a fresh temporary directory. */
+  workspace?: string;
+  /** The host's own environment, filtered as octet does (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** `octet_version` sent in initialize (default `"0.8.0"`). */
+  octetVersion?: string;
+  /** API 0.2 offer (default: required two, octet's five optional, limit 64). */
+  offer?: { required?: string[]; optional?: string[]; maxConcurrentRequests?: number };
+  /** Timeout for each host request in ms (default 30 000, as octet). */
+  requestTimeoutMs?: number;
+  /** Add a `bun` to PATH when there is none (default true; false to test bundles that must not need Bun). */
+  addBunToPath?: boolean;
+  /** `OCTET_EXTENSION_SCRATCH` to use and keep (default: a fresh directory removed at exit). */
+  scratch?: string;
+  /** Treat non-JSON stderr lines as violations (octet 0.8.0 runtime contract; default true). */
+  strictStderr?: boolean;
+}
