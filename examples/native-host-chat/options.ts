@@ -37,21 +37,24 @@ export type Parsed = { ok: true; options: ChatOptions } | { ok: false; error?: s
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** The options both examples take (chat.ts also takes the prompt as positionals). */
+export const HOST_OPTIONS = {
+  host: { type: "string" },
+  double: { type: "boolean", default: false },
+  model: { type: "string" },
+  workspace: { type: "string" },
+  session: { type: "string" },
+  timeout: { type: "string" },
+  env: { type: "string", multiple: true, default: [] as string[] },
+} as const;
+
 /** `argv` (without the runtime and script) as options, or why it is not usable (`error` absent: print the usage only). */
 export function parseChatArgs(argv: string[]): Parsed {
   let parsed;
   try {
     parsed = parseArgs({
       args: argv,
-      options: {
-        host: { type: "string" },
-        double: { type: "boolean", default: false },
-        model: { type: "string" },
-        workspace: { type: "string" },
-        session: { type: "string" },
-        timeout: { type: "string" },
-        env: { type: "string", multiple: true, default: [] },
-      },
+      options: HOST_OPTIONS,
       allowPositionals: true,
     });
   } catch (error) {

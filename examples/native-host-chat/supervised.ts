@@ -16,7 +16,7 @@
 import { parseArgs } from "node:util";
 import { dirname, resolve } from "node:path";
 import { minimalEnv, PROVIDER_CREDENTIAL_VARS, Supervisor, type RunHandle } from "../../src/native-host/index.ts";
-import { DEFAULT_TIMEOUT_S } from "./options.ts";
+import { DEFAULT_TIMEOUT_S, HOST_OPTIONS } from "./options.ts";
 
 const DOUBLE = resolve(import.meta.dir, "../../src/bin/octet-host-double");
 
@@ -30,15 +30,7 @@ let values;
 try {
   ({ values } = parseArgs({
     args: Bun.argv.slice(2),
-    options: {
-      host: { type: "string" },
-      double: { type: "boolean", default: false },
-      model: { type: "string" },
-      workspace: { type: "string" },
-      session: { type: "string" },
-      timeout: { type: "string" },
-      env: { type: "string", multiple: true, default: [] },
-    },
+    options: HOST_OPTIONS,
   }));
 } catch (error) {
   usage((error as Error).message);
