@@ -4,8 +4,7 @@
  * and concurrency, lists the commands, and can be cancelled by process group.
  */
 import { HandshakeError } from "./errors.ts";
-import type { Command } from "./requests.ts";
-import { DEFAULT_MAX_FRAME_BYTES } from "./requests.ts";
+import { type Command, DEFAULT_MAX_FRAME_BYTES } from "./commands.ts";
 
 export interface HelloInfo {
   /** The host's octet version, e.g. "0.8.0". */

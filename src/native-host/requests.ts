@@ -10,7 +10,8 @@ import { InvalidRequest } from "./errors.ts";
 import { checkId, checkModelId, checkSessionId, hasControl } from "./ids.ts";
 import type { HelloInfo } from "./hello.ts";
 
-export type Command = "hello" | "models" | "run" | "shutdown";
+export { type Command, DEFAULT_MAX_FRAME_BYTES } from "./commands.ts";
+import { type Command, DEFAULT_MAX_FRAME_BYTES } from "./commands.ts";
 
 export type ProviderMode = "openai-compatible" | "openai-responses" | "anthropic-messages";
 export type MediaItem = { type: "image" | "audio"; path: string };
@@ -62,7 +63,6 @@ export interface RunOptions {
 }
 
 export const KiB = 1024;
-export const DEFAULT_MAX_FRAME_BYTES = 1_048_576;
 
 type Kind = "string" | "path" | "bool" | "uint" | "strings" | "paths" | "map" | "history" | "media" | "modalities";
 
