@@ -3,6 +3,7 @@
  * makes on the ones it understands (§15.10). Unknown event types and extra
  * keys pass through untouched.
  */
+import { isObject } from "../check.ts";
 
 export type Usage = {
   input_tokens: number;
@@ -164,8 +165,6 @@ const SHAPES: Partial<Record<KnownEventType, Record<string, Check>>> = {
 };
 
 const USAGE_KEYS = ["input_tokens", "cache_read_tokens", "cache_write_tokens", "cache_write_1h_tokens", "output_tokens", "reasoning_tokens", "total_tokens"];
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 function matches(check: Check, value: unknown): boolean {
   if (Array.isArray(check)) return check.includes(value as string);

@@ -5,6 +5,7 @@ import type { RequestId } from "../wire/ids.ts";
 import { U64_MAX } from "../wire/limits.ts";
 import { installErrorLogging, routeConsoleWhenHosted, writeStderrLine } from "../wire/stdio.ts";
 import { Connection } from "./connection.ts";
+import type { LiveSession } from "./live-session.ts";
 import { type ExtensionOptions, type ResolvedOptions, resolveApiVersion, resolveOptions } from "./options.ts";
 import { Registry } from "./registry.ts";
 import { isObject } from "./results.ts";
@@ -30,10 +31,9 @@ import type {
 } from "./types.ts";
 import type { ArgumentValidator } from "./arguments.ts";
 import * as agents from "./agents.ts";
-import type { CatalogUpdate } from "./catalog.ts";
+import * as catalog from "./catalog.ts";
+import type { CatalogUpdate, DynamicToolDefinition } from "./catalog.ts";
 import * as contributions from "./contributions.ts";
-import { type DynamicToolDefinition } from "./dynamic-tools.ts";
-import * as dynamicTools from "./dynamic-tools.ts";
 import type { ProgressEvent } from "./progress.ts";
 import * as services from "./services.ts";
 import type { PresentationSnapshot } from "./presentation.ts";
@@ -41,7 +41,7 @@ import { PresentationPublisher } from "./presentation-publisher.ts";
 
 export type { RunOptions } from "./serve.ts";
 export type { ExtensionOptions } from "./options.ts";
-export type { DynamicToolDefinition } from "./dynamic-tools.ts";
+export type { DynamicToolDefinition } from "./catalog.ts";
 
 /** Per-tool options of `ext.tool()`. */
 export interface ToolOptions {
@@ -349,7 +349,7 @@ export class Extension {
    * await ext.registerTools([{ name: "search", description: "Search", parameters: schema, handler: search }]);
    */
   registerTools(definitions: DynamicToolDefinition[]): Promise<CatalogUpdate> {
-    return dynamicTools.registerTools(this.services, definitions);
+    return this.mutateCatalog((live, send) => catalog.registerTools(live.catalog, send, this.apiVersion, definitions));
   }
 
   /** Register one tool; see {@link Extension.registerTools}. */
@@ -359,7 +359,7 @@ export class Extension {
 
   /** Remove tools (`tools/unregister`, needs `dynamic_tools`); unknown names are harmless. */
   unregisterTools(names: string[]): Promise<CatalogUpdate> {
-    return dynamicTools.unregisterTools(this.services, names);
+    return this.mutateCatalog((live, send) => catalog.unregisterTools(live.catalog, send, names));
   }
 
   /** Remove one tool; see {@link Extension.unregisterTools}. */
@@ -403,6 +403,19 @@ export class Extension {
       });
       return this.connection;
     });
+  }
+
+  /** Gate a catalog mutation: initialized, then `dynamic_tools`; failures reject. */
+  private mutateCatalog(
+    mutate: (live: LiveSession, send: (method: string, params: JsonObject) => Promise<unknown>) => Promise<CatalogUpdate>,
+  ): Promise<CatalogUpdate> {
+    try {
+      const live = this.services.initialized();
+      this.requireFeature("dynamic_tools");
+      return mutate(live, (method, params) => live.hostRequests.request(method, params));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** `-32601` unless the feature was negotiated (spec §5). */

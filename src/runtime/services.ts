@@ -1,10 +1,9 @@
-import { HEX64, utf8Bytes as bytes } from "../check.ts";
+import { HEX64, isNonBlankString, isObject, isStringArray, unknownKey, utf8Bytes as bytes } from "../check.ts";
 import { ErrorCode, RpcError } from "../errors.ts";
-import type { Feature } from "../protocol.ts";
+import { type Feature, IDENT as SECRET_NAME } from "../protocol.ts";
 import type { RequestId } from "../wire/ids.ts";
 import type { CancellationToken } from "./cancellation.ts";
 import type { LiveSession } from "./live-session.ts";
-import { isObject } from "./results.ts";
 import { canonicalJson } from "./structured.ts";
 import type { ApiVersion, JsonObject } from "./types.ts";
 
@@ -29,7 +28,6 @@ export interface ServiceHost {
 }
 
 const invalidReply = (message: string) => new RpcError(ErrorCode.InternalError, message);
-const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
 async function send(host: ServiceHost, method: string, params: JsonObject): Promise<unknown> {
   return host.initialized().hostRequests.request(method, params, host.token());
@@ -112,14 +110,12 @@ export interface PolicyDecision {
 
 function checkIntent(intent: unknown): PolicyIntent {
   if (!isObject(intent)) throw new Error("policy intent must be an object");
-  for (const key in intent) {
-    if (!["kind", "operation", "target", "data_classes", "adapter_hints"].includes(key)) throw new Error(`policy intent has unknown field ${key}`);
-  }
-  if (typeof intent.kind !== "string" || intent.kind.trim() === "") throw new Error("policy intent kind must be a non-blank string");
-  if (typeof intent.operation !== "string" || intent.operation.trim() === "") throw new Error("policy intent operation must be a non-blank string");
+  const unknown = unknownKey(intent, ["kind", "operation", "target", "data_classes", "adapter_hints"]);
+  if (unknown !== undefined) throw new Error(`policy intent has unknown field ${unknown}`);
+  if (!isNonBlankString(intent.kind)) throw new Error("policy intent kind must be a non-blank string");
+  if (!isNonBlankString(intent.operation)) throw new Error("policy intent operation must be a non-blank string");
   if (!isObject(intent.target)) throw new Error("policy intent target must be an object");
-  const classes = intent.data_classes;
-  if (classes !== undefined && (!Array.isArray(classes) || classes.some((c) => typeof c !== "string"))) throw new Error("policy intent data_classes must be an array of strings");
+  if (intent.data_classes !== undefined && !isStringArray(intent.data_classes)) throw new Error("policy intent data_classes must be an array of strings");
   const hints = intent.adapter_hints;
   if (hints !== undefined) {
     if (!isObject(hints)) throw new Error("policy intent adapter_hints must be an object");

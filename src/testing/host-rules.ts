@@ -1,3 +1,4 @@
+import { isObject as isObj } from "../check.ts";
 import { readUnsigned64 } from "../wire/json.ts";
 import type { HostManifest } from "./manifest.ts";
 
@@ -8,7 +9,6 @@ import type { HostManifest } from "./manifest.ts";
  */
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const LEVELS = ["info", "success", "warning", "error"];
 const PLACEMENTS = ["system_prefix", "system_suffix", "prompt_prefix", "prompt_suffix"];
 const IDENT = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;

@@ -1,3 +1,4 @@
+import { isObject as isObj } from "../check.ts";
 import { readUnsigned64 } from "../wire/json.ts";
 
 /**
@@ -8,7 +9,6 @@ import { readUnsigned64 } from "../wire/json.ts";
  */
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 function unknownKeys(value: Obj, allowed: string[]): string | undefined {
