@@ -13,7 +13,7 @@ import { type Session, negotiate } from "./initialize.ts";
 import type { LiveSession } from "./live-session.ts";
 import { ToolCatalog } from "./catalog.ts";
 import { METHODS, type MethodEnv, isThenable } from "./methods.ts";
-import { checkProgressEvent, type ProgressEvent, statusEvent } from "./progress.ts";
+import { checkProgressEvent, type ProgressEvent, statusEventJson } from "./progress.ts";
 import type { LifecycleMethod, Registry, ToolEntry } from "./registry.ts";
 import { isObject } from "./results.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -134,7 +134,8 @@ export class Connection {
     scope: unknown,
     explicit: RequestId | undefined,
   ): Promise<void> {
-    const { features } = this.requireLive().session;
+    const live = this.requireLive();
+    const features = live.session.features;
     if (!features.has("request_progress")) throw new RpcError(ErrorCode.MethodNotFound, "API 0.2 feature is not negotiated: request_progress");
     let request: ActiveRequest | undefined;
     if (explicit !== undefined) {
@@ -146,8 +147,9 @@ export class Connection {
       throw new RpcError(ErrorCode.InvalidParams, "progress requires an active parent request");
     }
     if (typeof request.id === "string") throw new RpcError(ErrorCode.InvalidParams, "progress requires a numeric parent request id");
-    const event = typeof input === "string" ? statusEvent(input, status) : checkProgressEvent(input);
-    if (event.type === "decoration" && !features.has("progress_decoration")) {
+    // A status message is written straight to JSON text; an event object is checked and encoded.
+    const event = typeof input === "string" ? statusEventJson(input, status) : checkProgressEvent(input);
+    if (typeof event !== "string" && event.type === "decoration" && !features.has("progress_decoration")) {
       throw new RpcError(ErrorCode.MethodNotFound, "API 0.2 feature is not negotiated: progress_decoration");
     }
     if (request.cancelled) throw cancelledError(request.reason!);
@@ -155,7 +157,7 @@ export class Connection {
     request.progressSequence++;
     const id = request.id as number | bigint;
     const sequence = request.progressSequence;
-    return this.requireLive().hostRequests.sendEncoded(() => encodeProgressFrame(id, sequence, event, this.options.maxMessageBytes));
+    return live.hostRequests.sendEncoded(() => encodeProgressFrame(id, sequence, event, this.options.maxMessageBytes));
   }
 
   /** The id of `scope` when it is a host request that is still unanswered (a valid parent). */

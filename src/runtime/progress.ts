@@ -1,3 +1,4 @@
+import { jsonString } from "../wire/json-text.ts";
 import type { JsonObject } from "./types.ts";
 
 /** A `$/progress` event (spec §4.6). */
@@ -69,4 +70,27 @@ export function statusEvent(message: string, extra: { current?: number | null; t
     event.unit = extra.unit;
   }
   return event as ProgressEvent;
+}
+
+/**
+ * The JSON text of the event {@link statusEvent} would build, with the same
+ * checks and member order, without building it: `ext.progress("…")` in a
+ * burst is the runtime's hottest outbound path.
+ */
+export function statusEventJson(message: string, extra: { current?: number | null; total?: number | null; unit?: string | null } = {}): string {
+  if (typeof message !== "string") throw new Error("progress status message must be a string");
+  let json = `{"type":"status","message":${jsonString(message)}`;
+  if (extra.current !== undefined) {
+    u64OrNull("current", extra.current);
+    json += `,"current":${extra.current}`;
+  }
+  if (extra.total !== undefined) {
+    u64OrNull("total", extra.total);
+    json += `,"total":${extra.total}`;
+  }
+  if (extra.unit !== undefined) {
+    if (extra.unit !== null && typeof extra.unit !== "string") throw new Error("progress unit must be a string or null");
+    json += `,"unit":${extra.unit === null ? "null" : jsonString(extra.unit)}`;
+  }
+  return json + "}";
 }

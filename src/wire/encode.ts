@@ -69,11 +69,12 @@ function wellFormed(key: string, value: unknown): unknown {
 /**
  * `$/progress` is the one frame written in bursts: its envelope is spliced
  * around the encoded event instead of building and walking two more objects.
- * Same guarantees as {@link encodeWireFrame} (the event is encoded by it).
+ * Same guarantees as {@link encodeWireFrame}. `event` is an event object, or
+ * an event's JSON text already written by the same rules (`statusEventJson`).
  */
-export function encodeProgressFrame(requestId: number | bigint, sequence: number, event: object, limit = MAX_MESSAGE_BYTES): WireLine {
-  const body = serialize(event);
-  const line = `{"jsonrpc":"2.0","method":"$/progress","params":{"request_id":${requestId},"sequence":${sequence},"event":${body.slice(0, -1)}}}\n`;
+export function encodeProgressFrame(requestId: number | bigint, sequence: number, event: object | string, limit = MAX_MESSAGE_BYTES): WireLine {
+  const body = typeof event === "string" ? event : serialize(event).slice(0, -1);
+  const line = `{"jsonrpc":"2.0","method":"$/progress","params":{"request_id":${requestId},"sequence":${sequence},"event":${body}}}\n`;
   if (line.length * 3 <= limit) return line;
   const bytes = utf8.encode(line);
   if (bytes.length > limit) throw new FrameEncodeError(`JSON-RPC message exceeds ${limit} bytes`);

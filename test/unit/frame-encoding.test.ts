@@ -42,3 +42,27 @@ describe("outbound limit with multi-byte text (src/wire/encode.ts)", () => {
     expect(() => encodeProgressFrame(2n ** 60n, 3, event(textOf(LIMIT - overhead + 1)))).toThrow(FrameEncodeError);
   });
 });
+
+describe("status progress events written without building the event (the hot path)", () => {
+  const { statusEvent, statusEventJson } = require("../../src/runtime/progress.ts") as typeof import("../../src/runtime/progress.ts");
+  const cases: [string, { current?: number | null; total?: number | null; unit?: string | null }][] = [
+    ["step 1", {}],
+    ["step 2", { current: 2 }],
+    ["step 3", { current: 3, total: 10 }],
+    ["copy", { current: 0, total: null, unit: "files" }],
+    ['quote " backslash \\ newline \n tab \t', { current: null, unit: null }],
+    ["lone \ud800 surrogate", { unit: "b\udc00ytes" }],
+    ["ünïcödé ✓ 🚀", { current: Number.MAX_SAFE_INTEGER, total: Number.MAX_SAFE_INTEGER }],
+  ];
+  test.each(cases)("%j %j: byte for byte what the generic encoder writes", (message, extra) => {
+    const generic = encodeProgressFrame(7, 3, statusEvent(message, extra));
+    expect(encodeProgressFrame(7, 3, statusEventJson(message, extra))).toEqual(generic);
+    expect(encodeProgressFrame(2n ** 64n - 1n, 1, statusEventJson(message, extra))).toEqual(encodeProgressFrame(2n ** 64n - 1n, 1, statusEvent(message, extra)));
+  });
+
+  test("the same argument errors as statusEvent", () => {
+    for (const [message, extra] of [[7, {}], ["m", { current: -1 }], ["m", { total: 1.5 }], ["m", { current: "3" }], ["m", { unit: 3 }]] as [never, never][]) {
+      expect(() => statusEventJson(message, extra)).toThrow((() => { try { statusEvent(message, extra); } catch (e) { return (e as Error).message; } return "no error"; })());
+    }
+  });
+});
