@@ -72,6 +72,8 @@ export function readInteger(holder: object, key: string): number | bigint | unde
   const value = (holder as Record<string, unknown>)[key];
   if (typeof value === "bigint") return value;
   if (typeof value !== "number") return undefined;
+  // No lexeme recorded: the text was the canonical rendering (the common case, no string work).
+  if (Number.isSafeInteger(value) && lexemes.get(holder)?.has(key) !== true) return value;
   const source = numberSource(holder, key);
   if (!INTEGER_LEXEME.test(source)) return undefined;
   if (Number.isSafeInteger(value)) return value === 0 ? 0 : value;
