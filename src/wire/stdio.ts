@@ -42,51 +42,69 @@ const STRAY_EXIT_BUDGET_MS = 750;
  */
 export function claimStdio(logger: Logger): ClaimedStdio {
   if (claimed) return claimed;
-  // Created on the first log line: a FileSink costs ~0.07 ms that the first reply need not wait for.
-  let stderrSink: ReturnType<typeof Bun.stderr.writer> | undefined;
-  logger.setOutput((line) => {
-    stderrSink ??= Bun.stderr.writer();
-    stderrSink.write(line + "\n");
-    void stderrSink.flush();
-  });
+  logger.setOutput(writeStderrLine);
   routeConsole(logger);
   installErrorLogging(logger);
   errorLogging!.serving = true;
-  let sealed = false;
-  let sealedProtocol: FrameSink | undefined;
-  let strayReaderList: StrayReader[] = [];
+  strayLogger = logger;
+  let routed = false;
   claimed = {
-    protocol: Bun.stdout.writer(),
+    // Sealed at import (`octet-extension/seal`): frames go to the private copy from the start.
+    protocol: sealed ? sealed.protocol : Bun.stdout.writer(),
     seal: () => {
-      if (sealed) return sealedProtocol;
-      sealed = true;
-      const fds = redirectStdio();
-      if (!fds) {
+      const done = sealStdioNow(logger);
+      if (done) return done.protocol;
+      if (!routed) {
+        routed = true;
         routeStream(process.stdout, logger, "info", "stdout");
         routeStream(process.stderr, logger, "warning", "stderr");
-        return undefined;
       }
-      void stderrSink?.flush();
-      stderrSink = Bun.file(fds.stderr).writer();
-      if (fds.kind === "file") {
-        strayReaderList = strayReaders(fds, logger);
-        pollStrayReaders(strayReaderList);
-      } else {
-        void logPipe(fds.strayStdout, logger, "info", "stdout");
-        void logPipe(fds.strayStderr, logger, "warning", "stderr");
-      }
-      sealedProtocol = Bun.file(fds.stdout).writer();
-      return sealedProtocol;
+      return undefined;
     },
     flushStderr: async () => {
       // Logging stray output must not hold the exit past octet's 2 s: what is left is counted instead.
       const deadline = performance.now() + STRAY_EXIT_BUDGET_MS;
-      const left = strayReaderList.reduce((sum, reader) => sum + reader.finish(deadline), 0);
+      const left = (sealed?.readers ?? []).reduce((sum, reader) => sum + reader.finish(deadline), 0);
       if (left > 0) logger.warning("stray output not logged before exit", { bytes: left });
       await stderrSink?.flush();
     },
   };
   return claimed;
+}
+
+/** fds 1 and 2 once moved: the private protocol sink and the readers of what lands behind them. */
+let sealed: { protocol: FrameSink; readers: StrayReader[] } | null | undefined;
+/** Where stray output is logged: the logger of whoever sealed, then the running extension's. */
+let strayLogger: Logger | undefined;
+
+/**
+ * Move fds 1 and 2 now (see {@link claimStdio}); `null` where neither way
+ * works. Idempotent. From then on the stderr logger writes to the private
+ * copy of fd 2, and stray output is logged through `logger` until `run()`
+ * claims stdio.
+ */
+export function sealStdioNow(logger: Logger): { protocol: FrameSink; readers: StrayReader[] } | null {
+  if (sealed !== undefined) return sealed;
+  const fds = redirectStdio();
+  if (!fds) return (sealed = null);
+  strayLogger ??= logger;
+  void stderrSink?.flush();
+  stderrSink = Bun.file(fds.stderr).writer();
+  const log = (level: LogLevel, source: string) => (line: string) => strayLogger!.write(level, line, { source });
+  let readers: StrayReader[] = [];
+  if (fds.kind === "file") {
+    readers = [new StrayReader(fds.strayStdout, 1, log("info", "stdout")), new StrayReader(fds.strayStderr, 2, log("warning", "stderr"))];
+    pollStrayReaders(readers);
+  } else {
+    void logPipe(fds.strayStdout, log("info", "stdout"));
+    void logPipe(fds.strayStderr, log("warning", "stderr"));
+  }
+  return (sealed = { protocol: Bun.file(fds.stdout).writer(), readers });
+}
+
+/** Whether an octet host launched this process (it sets both, spec §1.5). */
+export function launchedByHost(): boolean {
+  return process.env.OCTET_EXTENSION_NAME !== undefined && process.env.OCTET_EXTENSION_API_VERSION !== undefined;
 }
 
 let errorLogging: { serving: boolean } | undefined;
@@ -159,12 +177,12 @@ function redirectStdio(): Redirected | undefined {
 }
 
 /** Turn whatever reaches a redirected descriptor into log lines. */
-async function logPipe(fd: number, logger: Logger, level: LogLevel, source: string): Promise<void> {
+async function logPipe(fd: number, write: (line: string) => void): Promise<void> {
   const decoder = new TextDecoder();
   let partial = "";
   const emit = (line: string) => {
     const text = line.replace(/\r$/, "");
-    if (text.trim() !== "") logger.write(level, text, { source });
+    if (text.trim() !== "") write(text);
   };
   try {
     for await (const chunk of Bun.file(fd).stream()) {
@@ -198,24 +216,20 @@ const CONSOLE_LEVELS: [string, LogLevel][] = [
  * left alone until `run()`.
  */
 export function routeConsoleWhenHosted(logger: Logger): void {
-  if (process.env.OCTET_EXTENSION_NAME === undefined || process.env.OCTET_EXTENSION_API_VERSION === undefined) return;
-  routeConsole(logger);
-}
-
-function strayReaders(fds: Redirected, logger: Logger): StrayReader[] {
-  return [
-    new StrayReader(fds.strayStdout, 1, (line) => logger.write("info", line, { source: "stdout" })),
-    new StrayReader(fds.strayStderr, 2, (line) => logger.write("warning", line, { source: "stderr" })),
-  ];
+  if (launchedByHost()) routeConsole(logger);
 }
 
 let stderrSink: ReturnType<typeof Bun.stderr.writer> | undefined;
 
-/** Write one line to the real stderr, flushed at once (the logger's output until stdio is claimed). */
+/**
+ * Write one line to stderr (the private copy of fd 2 once sealed), flushed
+ * at once: every structured log line goes through here. The sink is made on
+ * the first line (a FileSink costs ~0.07 ms the first reply need not wait for).
+ */
 export function writeStderrLine(line: string): void {
   stderrSink ??= Bun.stderr.writer();
   stderrSink.write(line + "\n");
-  stderrSink.flush();
+  void stderrSink.flush();
 }
 
 function routeConsole(logger: Logger): void {
