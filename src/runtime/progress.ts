@@ -53,29 +53,10 @@ export function checkProgressEvent(event: unknown): ProgressEvent {
   }
 }
 
-/** A checked status event with only the members the caller supplied (spec §4.6). */
-export function statusEvent(message: string, extra: { current?: number | null; total?: number | null; unit?: string | null } = {}): ProgressEvent {
-  if (typeof message !== "string") throw new Error("progress status message must be a string");
-  const event: JsonObject = { type: "status", message };
-  if (extra.current !== undefined) {
-    u64OrNull("current", extra.current);
-    event.current = extra.current;
-  }
-  if (extra.total !== undefined) {
-    u64OrNull("total", extra.total);
-    event.total = extra.total;
-  }
-  if (extra.unit !== undefined) {
-    if (extra.unit !== null && typeof extra.unit !== "string") throw new Error("progress unit must be a string or null");
-    event.unit = extra.unit;
-  }
-  return event as ProgressEvent;
-}
-
 /**
- * The JSON text of the event {@link statusEvent} would build, with the same
- * checks and member order, without building it: `ext.progress("…")` in a
- * burst is the runtime's hottest outbound path.
+ * A status event (spec §4.6) as JSON text, with only the members the caller
+ * supplied, written directly rather than built as an object and encoded:
+ * `ext.progress("…")` in a burst is the runtime's hottest outbound path.
  */
 export function statusEventJson(message: string, extra: { current?: number | null; total?: number | null; unit?: string | null } = {}): string {
   if (typeof message !== "string") throw new Error("progress status message must be a string");

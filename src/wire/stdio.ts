@@ -8,12 +8,12 @@ const fs = (): typeof NodeFs => require("node:fs");
 
 /** The process's protocol output and its structured stderr, once claimed. */
 export interface ClaimedStdio {
-  /** Sink for protocol frames until {@link ClaimedStdio.seal}: the real stdout. */
+  /** Sink for protocol frames until {@link ClaimedStdio.seal}: the real stdout (the private copy if sealed at import). */
   protocol: FrameSink;
   /**
-   * Move fds 1 and 2 behind pipes and return the private protocol sink (or
-   * undefined without FFI). Call while no frame is being written, before any
-   * handler runs. Idempotent.
+   * Move fds 1 and 2 (see {@link sealStdioNow}) and return the private
+   * protocol sink, or undefined where neither way works. Call while no frame
+   * is being written, before any handler runs. Idempotent.
    */
   seal(): FrameSink | undefined;
   /** Resolve once stderr output has been handed to the OS. */
@@ -28,17 +28,18 @@ const STRAY_EXIT_BUDGET_MS = 750;
 /**
  * Take ownership of stdout for the protocol and keep stderr structured
  * (spec §1.3, §8.9; DESIGN "stdout belongs to the runtime"), in two steps so
- * that the first reply is not delayed by the FFI set-up (~0.7 ms):
+ * that the first reply is not delayed by loading node:fs:
  * - claim (at `run()`): `console.*` is logged at its own level, uncaught
  *   errors are logged, frames go to the real stdout;
- * - seal (after the first frame is flushed, before any handler runs): the
- *   real stdout and stderr are duplicated to private descriptors used only by
- *   the frame writer and the logger, and fds 1 and 2 are pointed at pipes the
- *   runtime reads, so anything else written there (`Bun.write(Bun.stdout)`,
+ * - seal (after the first frame is flushed, before any handler runs; at
+ *   import with `octet-extension/seal`): the real stdout and stderr are
+ *   reopened as private descriptors used only by the frame writer and the
+ *   logger, and fds 1 and 2 are pointed at unlinked files the runtime reads
+ *   back, so anything else written there (`Bun.write(Bun.stdout)`,
  *   `process.stdout.write`, native code, child processes, Bun's own warnings)
  *   becomes structured log lines (`info` for fd 1, `warning` for fd 2).
- *   Where libc is not reachable through Bun's FFI, `process.stdout`/`stderr`
- *   writes are routed at JS level instead.
+ *   Where fds cannot be moved, `process.stdout`/`stderr` writes are routed at
+ *   JS level instead.
  */
 export function claimStdio(logger: Logger): ClaimedStdio {
   if (claimed) return claimed;

@@ -44,7 +44,9 @@ describe("outbound limit with multi-byte text (src/wire/encode.ts)", () => {
 });
 
 describe("status progress events written without building the event (the hot path)", () => {
-  const { statusEvent, statusEventJson } = require("../../src/runtime/progress.ts") as typeof import("../../src/runtime/progress.ts");
+  const { checkProgressEvent, statusEventJson } = require("../../src/runtime/progress.ts") as typeof import("../../src/runtime/progress.ts");
+  /** The same event as an object, through the path `ext.progress({type: "status", …})` takes. */
+  const statusEvent = (message: unknown, extra: object) => checkProgressEvent({ type: "status", message, ...extra });
   const cases: [string, { current?: number | null; total?: number | null; unit?: string | null }][] = [
     ["step 1", {}],
     ["step 2", { current: 2 }],
@@ -60,7 +62,7 @@ describe("status progress events written without building the event (the hot pat
     expect(encodeProgressFrame(2n ** 64n - 1n, 1, statusEventJson(message, extra))).toEqual(encodeProgressFrame(2n ** 64n - 1n, 1, statusEvent(message, extra)));
   });
 
-  test("the same argument errors as statusEvent", () => {
+  test("the same argument errors as an event object", () => {
     for (const [message, extra] of [[7, {}], ["m", { current: -1 }], ["m", { total: 1.5 }], ["m", { current: "3" }], ["m", { unit: 3 }]] as [never, never][]) {
       expect(() => statusEventJson(message, extra)).toThrow((() => { try { statusEvent(message, extra); } catch (e) { return (e as Error).message; } return "no error"; })());
     }
