@@ -29,7 +29,7 @@ export interface CommandSpec {
 }
 
 /** `[tools.*]`, in file order; schema files are read relative to `dir`. */
-export function checkTools(value: unknown, api: "0.1" | "0.2", dir: string, fail: ManifestFail): ToolSpec[] {
+export function checkTools(value: unknown, api: "0.1" | "0.2" | "0.4", dir: string, fail: ManifestFail): ToolSpec[] {
   const tools = tableOfTables(value, "tools", fail).map(([toolName, spec]) => {
     if (!IDENT.test(toolName)) fail(`tools.${toolName}`, "is not a valid tool name", "use ^[A-Za-z_][A-Za-z0-9_.-]{0,63}$");
     const extra = unknownKey(spec, TOOL_KEYS);
@@ -40,7 +40,7 @@ export function checkTools(value: unknown, api: "0.1" | "0.2", dir: string, fail
     checkParameters(parameters, `tools.${toolName}.parameters`, fail);
     const tool: ToolSpec = { name: toolName, description: spec.description as string, parameters, validate: spec.validate !== false };
     if (spec.output_schema !== undefined) {
-      if (api === "0.1") fail(`tools.${toolName}.output_schema`, "requires api_version 0.2", 'remove it or set api_version = "0.2"');
+      if (api === "0.1") fail(`tools.${toolName}.output_schema`, "requires api_version 0.2", 'remove it or set api_version = "0.4" (or "0.2")');
       const schema = loadSchema(spec.output_schema, `tools.${toolName}.output_schema`, dir, fail)!;
       try {
         checkOutputSchema(schema);

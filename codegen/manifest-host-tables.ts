@@ -8,7 +8,7 @@ import { hasDuplicates, isObject, isOneOf, isStringArray, unknownKey } from "oct
 import type { ManifestFail } from "./errors.ts";
 
 type Obj = Record<string, unknown>;
-type ApiVersion = "0.1" | "0.2";
+type ApiVersion = "0.1" | "0.2" | "0.4";
 
 /** `[entrypoint]`: the process octet starts. */
 export interface Entrypoint {
@@ -20,7 +20,7 @@ export interface Entrypoint {
 /** `[contributes]` keys an author writes (tools and commands come from `[tools.*]` / `[commands.*]`). */
 const CONTRIBUTES = ["hooks", "ui", "context", "tool_renderers", "notifications", "confirmations", "presentation", "menu"];
 const BOOLEAN_CONTRIBUTES = ["context", "notifications", "confirmations", "presentation", "menu"];
-const NEEDS_API02 = 'remove it or set api_version = "0.2"';
+const NEEDS_API02 = 'remove it or set api_version = "0.4" (or "0.2")';
 
 /** `[entrypoint]`, when written. */
 export function checkEntrypoint(value: unknown, fail: ManifestFail): Entrypoint | undefined {

@@ -20,7 +20,7 @@ export { AuthorManifestError, ManifestError } from "./errors.ts";
 export type { CommandSpec, ToolSpec } from "./manifest-declarations.ts";
 
 type Obj = Record<string, unknown>;
-type ApiVersion = "0.1" | "0.2";
+type ApiVersion = "0.1" | "0.2" | "0.4";
 
 export interface AuthorManifest {
   path: string;
@@ -114,7 +114,9 @@ function checkIdentity(raw: Obj, fail: ManifestFail): Identity {
   const { name, version, api_version: api, requires_octet: requiresOctet, description } = raw;
   if (typeof name !== "string" || !NAME.test(name)) fail("name", `${JSON.stringify(name)} is not a valid extension name`, "use 1-64 of a-z, 0-9 and '-', starting with a letter");
   if (typeof version !== "string" || !SEMVER.test(version)) fail("version", `${JSON.stringify(version)} is not SemVer`, 'use e.g. "0.1.0"');
-  if (api !== "0.1" && api !== "0.2") fail("api_version", `${JSON.stringify(api)} is not a legacy API version`, 'use "0.2" (octet installs no new 0.1 bundles) or "0.1"');
+  if (api !== "0.1" && api !== "0.2" && api !== "0.4") {
+    fail("api_version", `${JSON.stringify(api)} is not a legacy API version`, 'use "0.4" (current), "0.2", or "0.1" (unpackaged only)');
+  }
   if (requiresOctet !== undefined && (typeof requiresOctet !== "string" || !SEMVER_REQ.test(requiresOctet))) {
     fail("requires_octet", "must be a SemVer requirement", 'use e.g. "=0.8.0"');
   }

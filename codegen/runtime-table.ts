@@ -13,7 +13,7 @@ const ISOLATED_LIFECYCLES = ["legacy_resident", "oneshot", "one_shot", "session"
 export const LIFECYCLES = ["legacy_resident", "lazy_resident", "oneshot", "one_shot", "session", "workspace_service", "always", "pi_aggregate"];
 export const SHARINGS = ["isolated", "workspace"];
 
-export function runtimeTable(value: unknown, api: "0.1" | "0.2", fail: ManifestFail): { lifecycle?: string; sharing?: string } | undefined {
+export function runtimeTable(value: unknown, api: "0.1" | "0.2" | "0.4", fail: ManifestFail): { lifecycle?: string; sharing?: string } | undefined {
   if (value === undefined) return undefined;
   if (!isObject(value)) return fail("runtime", "must be a table", 'write [runtime] with lifecycle = "..." and/or sharing = "..."');
   const table = value as Record<string, unknown>;
@@ -31,7 +31,7 @@ export function runtimeTable(value: unknown, api: "0.1" | "0.2", fail: ManifestF
   const sharing = pick("sharing", SHARINGS);
   const effectiveSharing = sharing ?? "isolated";
   const effectiveLifecycle = lifecycle ?? "legacy_resident";
-  if (effectiveSharing === "workspace" && api === "0.1") fail("runtime.sharing", '"workspace" sharing requires api_version 0.2', 'remove it or set api_version = "0.2"');
+  if (effectiveSharing === "workspace" && api === "0.1") fail("runtime.sharing", '"workspace" sharing requires api_version 0.2', 'remove it or set api_version = "0.4" (or "0.2")');
   if (WORKSPACE_LIFECYCLES.includes(effectiveLifecycle) && effectiveSharing !== "workspace") {
     fail("runtime.lifecycle", `${JSON.stringify(effectiveLifecycle)} requires sharing = "workspace"`, 'add sharing = "workspace" (API 0.2) or choose another lifecycle');
   }

@@ -45,6 +45,22 @@ export const LIFECYCLE_METHODS = [
 ] as const;
 export type LifecycleMethod = (typeof LIFECYCLE_METHODS)[number];
 
+// Versions -----------------------------------------------------------------
+
+/** Extension API versions this runtime speaks, oldest first (docs/api-0.4.md). */
+export const API_VERSIONS = ["0.1", "0.2", "0.4"] as const;
+
+/**
+ * Whether `api` is one of the feature-negotiated versions. octet runs 0.2 and
+ * 0.4 through one code path: everything 0.2 has (protocol negotiation,
+ * `parent_request_id`, string child ids, content parts, presentation, …) is on
+ * 0.4 unchanged; 0.4 adds features and names its version "0.4" wherever 0.2
+ * says "0.2". 0.1 is frozen and has none of it.
+ */
+export function negotiatesFeatures(api: string): api is "0.2" | "0.4" {
+  return api === "0.2" || api === "0.4";
+}
+
 // API 0.2 features (spec §8.2) ---------------------------------------------
 
 /** Every API 0.2 feature (octet 0.8.0's set); this runtime implements all of them. */

@@ -1,5 +1,5 @@
 /**
- * The dispatch fixture (test/fixtures/dispatch/) on API 0.1 and 0.2, and
+ * The dispatch fixture (test/fixtures/dispatch/) on API 0.1, 0.2 and 0.4, and
  * helpers to observe it: every host-method handler logs `handler ran`, so a
  * test can tell whether it was invoked. Used by the process-level tests of
  * dispatch, initialize validation, stray output and result normalisation.
@@ -11,9 +11,11 @@ export type Obj = Record<string, unknown>;
 const fixture = (name: string) => new URL(`./fixtures/dispatch/${name}`, import.meta.url).pathname;
 export const V01 = fixture("dispatch-v01");
 export const V02 = fixture("dispatch-v02");
+export const V04 = fixture("dispatch-v04");
 export const APIS: [string, string][] = [
   ["0.1", V01],
   ["0.2", V02],
+  ["0.4", V04],
 ];
 
 /** Registration order of the fixture (spec §8.2 step 9). */

@@ -1,6 +1,6 @@
 import { ErrorCode, RpcError, cancelledError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { usesChildWorker } from "../protocol.ts";
+import { negotiatesFeatures, usesChildWorker } from "../protocol.ts";
 import { type WireLine, encodeWireFrame } from "../wire/encode.ts";
 import type { FrameWriter } from "../wire/frame-writer.ts";
 import { type RequestId, showId, wireId } from "../wire/ids.ts";
@@ -79,7 +79,7 @@ export class HostRequests {
         if (!this.outstanding.has(id)) return;
         this.forget(id);
         const reason = token?.reason ?? "parent_cancelled";
-        if (this.api === "0.2") this.notify("$/cancelRequest", { id: wireId(id), reason });
+        if (negotiatesFeatures(this.api)) this.notify("$/cancelRequest", { id: wireId(id), reason });
         reject(cancelledError(reason));
       };
       const cleanup = () => token?.signal.removeEventListener("abort", onCancel);

@@ -1,4 +1,5 @@
 import { ErrorCode, RpcError } from "../errors.ts";
+import { negotiatesFeatures } from "../protocol.ts";
 import { readInteger } from "../wire/json.ts";
 import type { Registry } from "./registry.ts";
 import { isObject } from "./results.ts";
@@ -45,15 +46,16 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
   let features: string[] = [];
   let concurrency = 1;
   let lifecycleEvents: string[] = [];
-  if (api === "0.2") {
+  if (negotiatesFeatures(api)) {
     const protocol = params.protocol;
     if (!isObject(protocol)) throw invalid("initialize protocol must be an object");
-    if (protocol.version !== "0.2") throw new RpcError(ErrorCode.ServerError, "unsupported executable-extension protocol version");
+    // octet sends the manifest's version here too; the reply must echo it exactly.
+    if (protocol.version !== api) throw new RpcError(ErrorCode.ServerError, "unsupported executable-extension protocol version");
     const required = featureList(protocol, "required_features");
     const optional = featureList(protocol, "optional_features");
     const unsupported = required.filter((f) => !options.supportedFeatures.has(f));
     if (unsupported.length > 0) {
-      throw new RpcError(ErrorCode.ServerError, "required API 0.2 features are unsupported", { unsupported_features: unsupported });
+      throw new RpcError(ErrorCode.ServerError, `required API ${api} features are unsupported`, { unsupported_features: unsupported });
     }
     const limits = protocol.limits === undefined ? {} : protocol.limits;
     if (!isObject(limits)) throw invalid("protocol limits must be an object");
@@ -80,8 +82,8 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
     tools: [...registry.tools.values()].map((t) => t.definition),
     commands: [...registry.commands.values()].map((c) => c.definition),
   };
-  if (api === "0.2") {
-    const protocol: JsonObject = { version: "0.2", features, limits: { max_concurrent_requests: concurrency } };
+  if (negotiatesFeatures(api)) {
+    const protocol: JsonObject = { version: api, features, limits: { max_concurrent_requests: concurrency } };
     if (lifecycleEvents.length > 0) protocol.lifecycle_events = lifecycleEvents;
     result.protocol = protocol;
   }

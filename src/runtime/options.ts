@@ -1,4 +1,5 @@
 import type { Logger, LogLevel } from "../log.ts";
+import { API_VERSIONS } from "../protocol.ts";
 import {
   CANCELLATION_GRACE_MS,
   CANCELLED_REPLY_MS,
@@ -13,7 +14,7 @@ import type { ApiVersion } from "./types.ts";
 
 /** Construction options; every default matches octet's Python SDK (spec §8.1). */
 export interface ExtensionOptions {
-  /** Default: `OCTET_EXTENSION_API_VERSION`, else `"0.1"`. */
+  /** `"0.1"`, `"0.2"` or `"0.4"`. Default: `OCTET_EXTENSION_API_VERSION`, else `"0.1"`. */
   apiVersion?: ApiVersion;
   /** Local worker maximum for API 0.2 (default 8; the host's limit may lower it). */
   maxConcurrentRequests?: number;
@@ -75,14 +76,18 @@ export function resolveOptions(options: ExtensionOptions): ResolvedOptions {
 /** The API version: explicit, else `OCTET_EXTENSION_API_VERSION`, else 0.1 (an unknown one is logged). */
 export function resolveApiVersion(explicit: string | undefined, log: Logger): ApiVersion {
   if (explicit !== undefined) {
-    if (explicit !== "0.1" && explicit !== "0.2") throw new Error(`unsupported extension API version ${JSON.stringify(explicit)}; use "0.1" or "0.2"`);
+    if (!isApiVersion(explicit)) throw new Error(`unsupported extension API version ${JSON.stringify(explicit)}; use ${API_VERSIONS.map((v) => `"${v}"`).join(", ")}`);
     return explicit;
   }
   const env = process.env.OCTET_EXTENSION_API_VERSION;
   if (env === undefined || env === "") return "0.1";
-  if (env === "0.1" || env === "0.2") return env;
+  if (isApiVersion(env)) return env;
   log.warning("unsupported OCTET_EXTENSION_API_VERSION; speaking API 0.1", { requested: env });
   return "0.1";
+}
+
+function isApiVersion(value: string): value is ApiVersion {
+  return (API_VERSIONS as readonly string[]).includes(value);
 }
 
 function positive(name: string, value: number): number {

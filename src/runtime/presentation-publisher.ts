@@ -1,4 +1,5 @@
 import { ErrorCode, RpcError } from "../errors.ts";
+import { negotiatesFeatures } from "../protocol.ts";
 import { wireId } from "../wire/ids.ts";
 import { checkResourceOwner, checkSnapshot, type PresentationSnapshot } from "./presentation.ts";
 import { currentScope } from "./scope.ts";
@@ -21,7 +22,7 @@ export class PresentationPublisher {
   ) {}
 
   async publish(snapshot: PresentationSnapshot, options: { resourceOwner?: ResourceOwner } = {}): Promise<void> {
-    if (this.host.api !== "0.2") throw new RpcError(ErrorCode.MethodNotFound, "semantic presentation requires extension API 0.2");
+    if (!negotiatesFeatures(this.host.api)) throw new RpcError(ErrorCode.MethodNotFound, "semantic presentation requires extension API 0.2");
     const live = this.host.initialized();
     const contributes = live.session.contributes;
     if (contributes.presentation !== true) throw new RpcError(ErrorCode.MethodNotFound, "presentation are not declared");

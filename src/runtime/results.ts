@@ -2,7 +2,7 @@ import { isObject } from "../check.ts";
 import { ErrorCode, RpcError } from "../errors.ts";
 import { checkResultBounds } from "./structured/result-bounds.ts";
 import { validateStructured } from "./structured/validate.ts";
-import type { JsonObject } from "./types.ts";
+import type { ApiVersion, JsonObject } from "./types.ts";
 
 /**
  * Return normalisation (spec §8.4, §8.6): what each handler returned becomes
@@ -46,7 +46,7 @@ export function pyTruthy(value: unknown): boolean {
 }
 
 /** The result sent when a tool handler throws an ordinary error (spec §8.4). */
-export function toolErrorResult(api: "0.1" | "0.2", text: string): JsonObject {
+export function toolErrorResult(api: ApiVersion, text: string): JsonObject {
   return api === "0.1"
     ? { content: text, is_error: true, metadata: {} }
     : { content: [{ type: "text", text }], is_error: true, metadata: {} };

@@ -1,6 +1,6 @@
 import { HEX64, isNonBlankString, isObject, isStringArray, unknownKey, utf8Bytes as bytes } from "../check.ts";
 import { ErrorCode, RpcError } from "../errors.ts";
-import { type Feature, IDENT as SECRET_NAME } from "../protocol.ts";
+import { type Feature, IDENT as SECRET_NAME, negotiatesFeatures } from "../protocol.ts";
 import type { RequestId } from "../wire/ids.ts";
 import type { CancellationToken } from "./cancellation.ts";
 import type { LiveSession } from "./live-session.ts";
@@ -43,7 +43,7 @@ export async function requestInput(host: ServiceHost, prompt: string, options: {
   const secret = options.secret ?? false;
   if (typeof secret !== "boolean") throw new Error("input secret must be a boolean");
   host.initialized();
-  if (host.api !== "0.2") throw new RpcError(ErrorCode.MethodNotFound, "input/request requires extension API 0.2");
+  if (!negotiatesFeatures(host.api)) throw new RpcError(ErrorCode.MethodNotFound, "input/request requires extension API 0.2");
   const parent = host.parent(options.parentRequestId);
   const reply = await send(host, "input/request", { prompt, secret, parent_request_id: parent });
   if (!isObject(reply) || Object.keys(reply).length !== 1 || !("value" in reply)) throw invalidReply("invalid input response");
@@ -183,7 +183,7 @@ export async function confirm(
   if (live.session.contributes.confirmations !== true) throw new RpcError(ErrorCode.MethodNotFound, "confirmations are not declared");
   const params: JsonObject = { prompt, destructive: options.destructive ?? false, default: options.default ?? false };
   if (options.detail !== undefined) params.detail = options.detail;
-  if (host.api === "0.2") params.parent_request_id = host.parent(options.parentRequestId);
+  if (negotiatesFeatures(host.api)) params.parent_request_id = host.parent(options.parentRequestId);
   const reply = await send(host, "confirmation/request", params);
   if (!isObject(reply) || typeof reply.confirmed !== "boolean") throw invalidReply("invalid confirmation response");
   return reply.confirmed;
@@ -202,7 +202,7 @@ export function hostRequest(
   try {
     host.initialized();
     const sent: JsonObject = { ...params };
-    if (host.api === "0.2" && (options.inHandler || options.parentRequestId !== undefined || options.operationScoped)) {
+    if (negotiatesFeatures(host.api) && (options.inHandler || options.parentRequestId !== undefined || options.operationScoped)) {
       sent.parent_request_id = host.parent(options.parentRequestId);
     }
     return send(host, method, sent);

@@ -4,8 +4,8 @@ import type { CancellationToken } from "./cancellation.ts";
 /** A JSON object. */
 export type JsonObject = { [key: string]: unknown };
 
-/** Extension API versions of the legacy wire. */
-export type ApiVersion = "0.1" | "0.2";
+/** Extension API versions of the legacy wire: 0.1 (frozen), and 0.2 and 0.4 (one feature-negotiated wire). */
+export type ApiVersion = "0.1" | "0.2" | "0.4";
 
 /** `resource_owner` triple (API 0.2, spec §6.2). Opaque: key session state by all three. */
 export interface ResourceOwner {

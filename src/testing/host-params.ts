@@ -10,6 +10,43 @@ export const REQUIRED_FEATURES = ["request_cancellation", "content_parts"];
 /** octet's default optional offer for API 0.2 (spec §3.1). */
 export const DEFAULT_OPTIONAL_FEATURES = ["request_progress", "artifacts", "lifecycle_events", "policy_intents", "dynamic_tools"];
 
+/**
+ * What octet 0.8.x offers every 0.4 extension (docs/api-0.4.md, "Negotiation"):
+ * its base list for the feature-negotiated wire, in its order, then the 0.4
+ * additions it offers unconditionally. The runtime must select only what it
+ * implements from it.
+ */
+export const DEFAULT_OPTIONAL_FEATURES_04 = [
+  "request_progress",
+  "progress_decoration",
+  "artifacts",
+  "lifecycle_events",
+  "policy_intents",
+  "dynamic_tools",
+  "runtime_commands",
+  "semantic_ui",
+  "editor_handoff",
+  "terminal_input",
+  "autocomplete",
+  "dynamic_tool_renderers",
+  "composer",
+  "shortcuts",
+  "session_entries",
+  "message_injection",
+  "lifecycle_events_v2",
+  "active_tools",
+  "terminal_handoff",
+  "session_context",
+  "model_catalog",
+  "resource_refs_v1",
+  "operation_descriptors_v1",
+  "tool_prompt_metadata_v1",
+  "autocomplete_edit_v1",
+];
+
+/** The resource registry limits a 0.4 host offers; a reply may echo exactly these or leave them out. */
+export const RESOURCE_REFS_LIMITS = { max_records: 256, max_registrations_per_parent: 32 } as const;
+
 /** Initialize params built from the manifest, as octet sends them. */
 export function initializeParams(manifest: HostManifest, workspace: string, options: Pick<TestHostOptions, "octetVersion" | "offer">): Obj {
   const m = manifest;
@@ -42,6 +79,17 @@ export function initializeParams(manifest: HostManifest, workspace: string, opti
       required_features: offer.required ?? REQUIRED_FEATURES,
       optional_features: offer.optional ?? DEFAULT_OPTIONAL_FEATURES,
       limits: { max_concurrent_requests: offer.maxConcurrentRequests ?? 64 },
+    };
+  } else if (m.api_version === "0.4") {
+    const offer = options.offer ?? {};
+    // octet 0.8.x projects the declared CLI flags (defaults filled in, sorted by name) for every 0.4 launch.
+    params.flag_values = [];
+    (params.host as Obj).context_usage = null;
+    params.protocol = {
+      version: "0.4",
+      required_features: offer.required ?? REQUIRED_FEATURES,
+      optional_features: offer.optional ?? DEFAULT_OPTIONAL_FEATURES_04,
+      limits: { max_concurrent_requests: offer.maxConcurrentRequests ?? 64, resource_refs_v1: { ...RESOURCE_REFS_LIMITS } },
     };
   }
   return params;

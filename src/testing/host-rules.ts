@@ -1,6 +1,7 @@
 import { isObject as isObj } from "../check.ts";
 import { readUnsigned64 } from "../wire/json.ts";
 import type { HostManifest } from "./manifest.ts";
+import { RESOURCE_REFS_LIMITS } from "./host-params.ts";
 
 /**
  * octet 0.8.0's host rules for frames an extension writes (spec §1.9, §3.1,
@@ -47,7 +48,17 @@ export function checkResponseEnvelope(frame: Obj): string | undefined {
   return undefined;
 }
 
-/** The initialize result (spec §3.1 host validation). */
+/** Features the host refuses without another (octet 0.8.x `negotiation.rs`; only `approvals` exists on octet 0.8.0's 0.2). */
+const FEATURE_NEEDS: [string, string][] = [
+  ["approvals", "policy_intents"],
+  ["autocomplete_edit_v1", "autocomplete"],
+  ["agent_model_selection_v1", "agent_sessions"],
+  ["agent_session_events_v1", "agent_sessions"],
+  ["agent_session_lifetime_v1", "agent_sessions"],
+  ["session_compaction_v1", "session_control_v1"],
+];
+
+/** The initialize result (spec §3.1 host validation; docs/api-0.4.md for 0.4). */
 export function checkInitializeResult(result: unknown, manifest: HostManifest, offered: { features: string[]; required: string[] }): string | undefined {
   if (!isObj(result)) return "initialize result must be an object";
   const extra = keysWithin(result, ["api_version", "tools", "commands", "protocol"]);
@@ -64,19 +75,20 @@ export function checkInitializeResult(result: unknown, manifest: HostManifest, o
     if ("protocol" in result) return "API 0.1 initialize result must not carry protocol";
   } else {
     const p = result.protocol;
-    if (!isObj(p)) return "API 0.2 initialize result requires protocol";
+    if (!isObj(p)) return `API ${manifest.api_version} initialize result requires protocol`;
     const bad = keysWithin(p, ["version", "features", "limits", "lifecycle_events"]);
     if (bad) return `protocol has ${bad}`;
-    if (p.version !== "0.2") return "protocol.version must be 0.2";
+    if (p.version !== manifest.api_version) return `protocol.version must be ${manifest.api_version}`;
     features = (p.features ?? []) as string[];
     if (!Array.isArray(features) || features.some((f) => typeof f !== "string")) return "protocol.features must be an array of strings";
     if (new Set(features).size !== features.length) return "protocol.features has duplicates";
     for (const f of features) if (!offered.features.includes(f)) return `protocol.features names ${f}, which was not offered`;
     for (const f of offered.required) if (!features.includes(f)) return `protocol.features lacks required ${f}`;
-    if (features.includes("approvals") && !features.includes("policy_intents")) return "approvals requires policy_intents";
+    for (const [feature, needs] of FEATURE_NEEDS) if (features.includes(feature) && !features.includes(needs)) return `${feature} negotiation requires ${needs}`;
     if (!isObj(p.limits)) return "protocol.limits is required";
-    const badLimits = keysWithin(p.limits, ["max_concurrent_requests"]);
+    const badLimits = keysWithin(p.limits, manifest.api_version === "0.4" ? ["max_concurrent_requests", "resource_refs_v1"] : ["max_concurrent_requests"]);
     if (badLimits) return `protocol.limits has ${badLimits}`;
+    if ("resource_refs_v1" in p.limits && !sameResourceLimits(p.limits.resource_refs_v1)) return "unsupported resource registry limits";
     const max = readUnsigned64(p.limits, "max_concurrent_requests");
     if (max === undefined || max === 0) return "protocol.limits.max_concurrent_requests must be a positive integer";
     const events = p.lifecycle_events ?? [];
@@ -112,6 +124,11 @@ export function checkInitializeResult(result: unknown, manifest: HostManifest, o
     return `initialize commands ${JSON.stringify(commandNames)} differ from contributes.commands ${JSON.stringify(manifest.contributes.commands)}`;
   }
   return undefined;
+}
+
+function sameResourceLimits(value: unknown): boolean {
+  if (!isObj(value) || keysWithin(value, Object.keys(RESOURCE_REFS_LIMITS))) return false;
+  return Object.entries(RESOURCE_REFS_LIMITS).every(([key, limit]) => value[key] === limit);
 }
 
 function sameSet(a: string[], b: string[]): boolean {

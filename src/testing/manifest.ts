@@ -7,7 +7,7 @@ import { API02_HOOKS, CAPABILITY_KEYS, ENV_NAME, FILESYSTEM_ACCESS, IDENT, LEGAC
 export interface HostManifest {
   name: string;
   version: string;
-  api_version: "0.1" | "0.2";
+  api_version: "0.1" | "0.2" | "0.4";
   requires_octet?: string;
   description?: string;
   entrypoint: { command: string; args: string[]; env: Record<string, string> };
@@ -64,7 +64,7 @@ export function loadManifest(path: string): HostManifest {
   if (typeof name !== "string" || !NAME.test(name)) fail("`name` must match ^[a-z][a-z0-9-]{0,63}$");
   if (typeof raw.version !== "string" || !SEMVER.test(raw.version)) fail("`version` must be a SemVer version");
   const api = raw.api_version;
-  if (api !== "0.1" && api !== "0.2") fail('`api_version` must be "0.1" or "0.2" for the legacy wire');
+  if (api !== "0.1" && api !== "0.2" && api !== "0.4") fail('`api_version` must be "0.1", "0.2" or "0.4" for the legacy wire');
   const entry = table(raw.entrypoint, "entrypoint", fail);
   denyUnknown(entry, ["command", "args", "env"], "entrypoint.", fail);
   if (typeof entry.command !== "string" || entry.command.trim() === "" || /[\x00-\x1f\x7f]/.test(entry.command)) {
@@ -117,7 +117,7 @@ export function loadManifest(path: string): HostManifest {
   const manifest: HostManifest = {
     name: name as string,
     version: raw.version as string,
-    api_version: api as "0.1" | "0.2",
+    api_version: api as "0.1" | "0.2" | "0.4",
     entrypoint: { command: entry.command as string, args, env },
     capabilities: { filesystem: filesystem as string, process: Boolean(caps.process), network: Boolean(caps.network), secrets, environment },
     contributes: {

@@ -9,6 +9,7 @@ import type { ActiveRequest } from "./connection.ts";
 import { checkNotification, checkRequest, FATAL_CHILD_OVERFLOW, holdsChildWorker } from "./host-rules.ts";
 import { checkProgressParams, checkServiceRequest, OPERATION_SCOPED } from "./host-services.ts";
 import type { HostManifest } from "./manifest.ts";
+import { negotiatesFeatures } from "../protocol.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -79,7 +80,7 @@ export class HostMonitor {
     const violation = checkRequest(method, frame.params, this.manifest, features) ?? checkServiceRequest(method, frame.params);
     if (violation) return fatal(violation);
     const params = (frame.params ?? {}) as Obj;
-    if (this.manifest.api_version === "0.2" && OPERATION_SCOPED.has(method)) {
+    if (negotiatesFeatures(this.manifest.api_version) && OPERATION_SCOPED.has(method)) {
       const parentId = readUnsigned64(params, "parent_request_id");
       if (parentId === undefined) return fatal(`${method} requires parent_request_id`);
       const parent = this.host.active(Number(parentId));

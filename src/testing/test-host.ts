@@ -16,6 +16,7 @@ import { decodeStdoutLine } from "./stdout-frames.ts";
 import { readStdout, type HostReadEvent } from "./stdout-reader.ts";
 import { temporaryDirectory } from "./temp-dirs.ts";
 import { Transcript, type TranscriptEntry } from "./transcript.ts";
+import { negotiatesFeatures } from "../protocol.ts";
 
 export { HostViolation, ReplyError } from "./host-errors.ts";
 export { DEFAULT_OPTIONAL_FEATURES, REQUIRED_FEATURES } from "./host-params.ts";
@@ -71,7 +72,7 @@ export class TestHost {
     this.transcript = this.log.entries;
     this.connection = new HostConnection(child, this.log, {
       timeoutMs: () => options.requestTimeoutMs ?? 30_000,
-      cancelOnTimeout: () => manifest.api_version === "0.2",
+      cancelOnTimeout: () => negotiatesFeatures(manifest.api_version),
     });
     this.monitor = new HostMonitor(manifest, {
       features: () => this.features,
@@ -160,7 +161,7 @@ export class TestHost {
   /** Context for a session-owned request: on API 0.2 it carries {@link TestHost.resourceOwner}. */
   private ownedContext(extra: Obj = {}): Obj {
     const context = this.executionContext(extra);
-    if (this.manifest.api_version === "0.2") context.resource_owner = this.resourceOwner;
+    if (negotiatesFeatures(this.manifest.api_version)) context.resource_owner = this.resourceOwner;
     return context;
   }
 

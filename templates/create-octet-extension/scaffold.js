@@ -54,7 +54,8 @@ export function files(name, options = {}) {
     "manifest.toml": `# The manifest you edit; \`${run} gen\` writes extension.toml (what octet reads) from it.
 name = "${name}"
 version = "0.1.0"
-api_version = "0.2"
+# octet's current extension API; "0.2" (the same wire without the 0.4 features) also works.
+api_version = "0.4"
 description = "An octet extension"
 
 [tools.hello]

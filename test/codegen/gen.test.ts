@@ -3,6 +3,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gen, loadAuthorManifest, ManifestError, SourceError } from "../../codegen/index.ts";
 import { argTypeNames } from "../../codegen/types.ts";
+import { TestHost } from "octet-extension/testing";
 import { project, removeProjects, typecheck, WEATHER } from "./helpers.ts";
 
 afterAll(removeProjects);
@@ -39,6 +40,25 @@ describe("octet-extension gen", () => {
     expect((await gen(dir)).changed).toEqual([]);
     expect((await gen(dir, { check: true })).changed).toEqual([]);
     expect(["extension.toml", "src/extension.gen.ts", "src/extension.ts"].map((f) => read(dir, f))).toEqual(before);
+  });
+
+  test("api_version 0.4: copied into extension.toml; the generated project negotiates 0.4 under the test host", async () => {
+    const dir = project("weather", WEATHER.replace('api_version = "0.2"', 'api_version = "0.4"'));
+    await gen(dir);
+    expect(read(dir, "extension.toml")).toContain('\napi_version = "0.4"\n');
+    const source = join(dir, "src/extension.ts");
+    writeFileSync(
+      source,
+      read(dir, "src/extension.ts")
+        .replace(/get_forecast: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, "get_forecast: (args) => `Sunny in ${args.city}`,")
+        .replace(/weather: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, 'weather: () => "ok",'),
+    );
+    expect(typecheck([source])).toEqual([]);
+    const host = await TestHost.start(dir);
+    expect(await host.initialize()).toMatchObject({ api_version: "0.4", protocol: { version: "0.4" } });
+    expect(await host.callTool("get_forecast", { city: "Oslo" })).toEqual({ content: [{ type: "text", text: "Sunny in Oslo" }], is_error: false, metadata: {} });
+    expect(await host.shutdown()).toBe(0);
+    expect(host.violations).toEqual([]);
   });
 
   test("new declarations get stubs; existing handler bodies and other code are untouched; removed ones are reported, not deleted", async () => {

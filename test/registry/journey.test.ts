@@ -115,7 +115,9 @@ async function authorLoop(s: Session, dir: string, runScript: (name: string) => 
   mkdirSync(join(installed, ".."), { recursive: true });
   Bun.spawnSync(["cp", "-R", join(dir, "dist/weather"), installed]);
   const host = await TestHost.start(installed, { env: { PATH: "/nonexistent" }, addBunToPath: false });
-  await host.initialize();
+  // The template declares octet's current API: the shipped bundle negotiates 0.4 under the strict host.
+  expect(readFileSync(join(installed, "extension.toml"), "utf8")).toContain('api_version = "0.4"');
+  expect(await host.initialize()).toMatchObject({ api_version: "0.4", protocol: { version: "0.4" } });
   expect(await host.callTool("get_forecast", { city: "Oslo", days: 2 })).toEqual({ content: [{ type: "text", text: "Sunny in Oslo for 2 day(s)" }], is_error: false, metadata: {} });
   const rejected = await host.callTool("get_forecast", { city: "Oslo", days: 0 });
   expect(JSON.stringify(rejected)).toContain("/days must be >= 1 (rule: minimum)");
