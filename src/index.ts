@@ -13,7 +13,7 @@ import { routeConsoleWhenHosted, writeStderrLine } from "./wire/stdio.ts";
 // Runs at import: under an octet host, console output is structured from here on (spec §1.3).
 routeConsoleWhenHosted(new Logger(writeStderrLine));
 
-export { Extension, type ExtensionOptions, type RunOptions, type ToolOptions, type DynamicToolDefinition } from "./runtime/extension.ts";
+export { Extension, type ExtensionOptions, type RunOptions, type ToolOptions, type DynamicToolDefinition, type FlagValue } from "./runtime/extension.ts";
 export type { ArgumentIssue, ArgumentValidator } from "./runtime/arguments.ts";
 export { textContent, imageContent, audioContent, toolResult, persistenceMetadata, postMutationRescan, providerRetryDelay } from "./runtime/content.ts";
 export type { ProgressEvent } from "./runtime/progress.ts";
@@ -21,6 +21,7 @@ export type { ArtifactSource, PolicyIntent, PolicyDecision } from "./runtime/ser
 export type { SpawnAgentOptions, ModelSelection } from "./runtime/agents.ts";
 export type { CatalogUpdate } from "./runtime/catalog.ts";
 export type { PresentationSnapshot } from "./runtime/presentation/types.ts";
+export { MENU_STATES, type Menu, type MenuItem } from "./runtime/menu.ts";
 export { CancellationToken } from "./runtime/cancellation.ts";
 export { currentCancellation, currentRequestId } from "./runtime/scope.ts";
 export { RpcError, ErrorCode } from "./errors.ts";

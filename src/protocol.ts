@@ -90,6 +90,28 @@ export function usesChildWorker(method: string): boolean {
   return method === "confirmation/request" || method === "input/request" || method === "artifact/publish" || method === "secret/get" || method.startsWith("agent/");
 }
 
+// CLI flags (docs/api-0.4.md "CLI flags") ---------------------------------
+
+/** A CLI flag name: a lowercase letter, then lowercase letters, digits and `-`; at most 64 bytes. */
+export const FLAG_NAME = /^[a-z][a-z0-9-]{0,63}$/;
+/** Types of a CLI flag. */
+export const FLAG_TYPES = ["boolean", "string", "integer"] as const;
+/** Flags per extension. */
+export const MAX_FLAGS = 64;
+/** Longest string flag value, in UTF-8 bytes. */
+export const MAX_FLAG_STRING_BYTES = 4096;
+/** Longest flag description, in UTF-8 bytes. */
+export const MAX_FLAG_DESCRIPTION_BYTES = 1024;
+
+// Shortcuts (docs/api-0.4.md "Shortcuts") ----------------------------------
+
+/** Key bindings per extension. */
+export const MAX_SHORTCUTS = 64;
+/** Longest key spelling (`ctrl+shift+p`), in UTF-8 bytes. */
+export const MAX_SHORTCUT_KEY_BYTES = 128;
+/** Longest shortcut description, in UTF-8 bytes. */
+export const MAX_SHORTCUT_DESCRIPTION_BYTES = 4096;
+
 // Limits (spec §7) ---------------------------------------------------------
 
 /** Frame limit: inbound content ≤ this; outbound content + LF ≤ this (spec §1.2). */

@@ -20,9 +20,11 @@ import type {
   HookName,
   JsonObject,
   LifecycleHandler,
+  MenuHandler,
   NotificationParams,
   RendererHandler,
   ResourceOwner,
+  ShortcutHandler,
   ShutdownHandler,
   StatusEntry,
   StatusHandler,
@@ -38,10 +40,14 @@ import type { ProgressEvent } from "./progress.ts";
 import * as services from "./services.ts";
 import type { PresentationSnapshot } from "./presentation.ts";
 import { PresentationPublisher } from "./presentation-publisher.ts";
+import type { FlagValue } from "./flags.ts";
 
 export type { RunOptions } from "./serve.ts";
 export type { ExtensionOptions } from "./options.ts";
 export type { DynamicToolDefinition } from "./catalog.ts";
+export type { FlagValue } from "./flags.ts";
+
+const NO_FLAGS: Readonly<Record<string, FlagValue>> = Object.freeze(Object.create(null));
 
 /** Per-tool options of `ext.tool()`. */
 export interface ToolOptions {
@@ -142,6 +148,33 @@ export class Extension {
     return this;
   }
 
+  /**
+   * Register the options menu (`menu/collect`, API 0.2/0.4); needs
+   * `contributes.menu = true` and at least one command. Picking an item runs
+   * its command through `command/execute`. The menu is checked against
+   * octet's rules before it is sent (`Menu` in `menu.ts`).
+   *
+   * @example
+   * ext.menu(() => ({ title: "Deploy", items: [{ id: "prod", label: "Deploy to prod", command: "deploy", arguments: ["prod"], destructive: true }] }));
+   */
+  menu(handler: MenuHandler): this {
+    this.registry.setMenu(handler);
+    return this;
+  }
+
+  /**
+   * Handle a key declared in `contributes.shortcuts` (API 0.2/0.4): octet
+   * sends `shortcut/execute` with the shortcut's `name` when the user presses
+   * its key. Returns what a command returns.
+   *
+   * @example
+   * ext.shortcut("open_panel", () => "panel opened");
+   */
+  shortcut(name: string, handler: ShortcutHandler): this {
+    this.registry.addShortcut(name, handler);
+    return this;
+  }
+
   /** Register a status provider for a declared surface (`status/collect`). */
   status(surface: Surface, handler: StatusHandler): this {
     this.registry.addStatus(surface, handler);
@@ -193,6 +226,18 @@ export class Extension {
   /** API 0.2 features agreed in `initialize` (empty on 0.1). */
   get negotiatedFeatures(): ReadonlySet<string> {
     return this.connection?.session?.features ?? new Set();
+  }
+
+  /**
+   * CLI flag values from `initialize` (API 0.2 and 0.4): every flag declared
+   * in the manifest, by name, with its default where the user gave none.
+   * Empty before initialize and on 0.1. `gen` adds a typed `flags(ext)`.
+   *
+   * @example
+   * if (ext.flags["dry-run"] === true) return "would delete 3 files";
+   */
+  get flags(): Readonly<Record<string, FlagValue>> {
+    return this.connection?.session?.flags ?? NO_FLAGS;
   }
 
   /** Worker count agreed in `initialize` (1 on API 0.1). */

@@ -1,6 +1,7 @@
 import { ErrorCode, RpcError } from "../errors.ts";
 import { negotiatesFeatures } from "../protocol.ts";
 import { readInteger } from "../wire/json.ts";
+import { type FlagValue, readFlagValues } from "./flags.ts";
 import type { Registry } from "./registry.ts";
 import { isObject } from "./results.ts";
 import type { ApiVersion, JsonObject } from "./types.ts";
@@ -19,6 +20,8 @@ export interface Session {
   features: ReadonlySet<string>;
   concurrency: number;
   lifecycleEvents: string[];
+  /** CLI flag values (API 0.2 and 0.4; empty on 0.1). */
+  flags: Readonly<Record<string, FlagValue>>;
 }
 
 export interface InitializeOptions {
@@ -42,11 +45,18 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
   if (!isObject(contributes)) throw invalid("initialize contributes must be an object");
   checkDeclared(contributes, "tools", [...registry.tools.keys()]);
   checkDeclared(contributes, "commands", [...registry.commands.keys()]);
+  let shortcuts: unknown[] = [];
+  if (negotiatesFeatures(api)) {
+    shortcuts = declaredShortcuts(contributes, [...registry.shortcuts.keys()]);
+    if (registry.menuHandler && params.contributes !== undefined && contributes.menu !== true) throw invalid("a menu handler requires contributes.menu = true");
+  }
 
   let features: string[] = [];
   let concurrency = 1;
   let lifecycleEvents: string[] = [];
+  let flags: Readonly<Record<string, FlagValue>> = Object.freeze(Object.create(null));
   if (negotiatesFeatures(api)) {
+    flags = readFlagValues(params, contributes);
     const protocol = params.protocol;
     if (!isObject(protocol)) throw invalid("initialize protocol must be an object");
     // octet sends the manifest's version here too; the reply must echo it exactly.
@@ -86,10 +96,12 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
     const protocol: JsonObject = { version: api, features, limits: { max_concurrent_requests: concurrency } };
     if (lifecycleEvents.length > 0) protocol.lifecycle_events = lifecycleEvents;
     result.protocol = protocol;
+    // octet requires the manifest's shortcuts back, in order; none declared, none sent (docs/api-0.4.md "Shortcuts").
+    if (shortcuts.length > 0) result.shortcuts = shortcuts;
   }
   return {
     result,
-    session: { api, params, contributes, features: new Set(features), concurrency, lifecycleEvents },
+    session: { api, params, contributes, features: new Set(features), concurrency, lifecycleEvents, flags },
   };
 }
 
@@ -104,6 +116,25 @@ function checkDeclared(contributes: JsonObject, key: "tools" | "commands", regis
   if (declaredSet.size !== registered.length || registered.some((name) => !declaredSet.has(name))) {
     throw invalid(`registered ${key} do not match manifest declarations`, { declared, registered });
   }
+}
+
+/**
+ * `contributes.shortcuts` ({key, name, description} in manifest order), checked
+ * against the registered handlers like tools and commands. Returned as sent:
+ * the reply must repeat it exactly.
+ */
+function declaredShortcuts(contributes: JsonObject, registered: string[]): unknown[] {
+  if (!("shortcuts" in contributes)) return [];
+  const declared = contributes.shortcuts;
+  if (!Array.isArray(declared) || declared.some((s) => !isObject(s) || typeof s.name !== "string" || typeof s.key !== "string" || typeof s.description !== "string")) {
+    throw invalid("initialize contributes.shortcuts must be an array of {key, name, description}");
+  }
+  const names = declared.map((s) => (s as JsonObject).name as string);
+  if (new Set(names).size !== names.length) throw invalid("initialize contributes.shortcuts contains duplicate names");
+  if (names.length !== registered.length || registered.some((name) => !names.includes(name))) {
+    throw invalid("registered shortcuts do not match manifest declarations", { declared: names, registered });
+  }
+  return declared;
 }
 
 function featureList(protocol: JsonObject, key: string): string[] {

@@ -5,6 +5,7 @@ import type { Session } from "./initialize.ts";
 import type { Registry, ToolEntry } from "./registry.ts";
 import * as results from "./results.ts";
 import { isObject } from "./results.ts";
+import { menuResult } from "./menu.ts";
 import type { HandlerContext, HookName, JsonObject, Surface } from "./types.ts";
 
 /** What a host-method handler needs besides its request. */
@@ -161,6 +162,23 @@ const toolRender: Method = (env, raw, ctx) => {
   return guarded(env, "request handler failed", { method: "tool/render" }, () => handler(params as never, ctx), results.renderResult);
 };
 
+const menuCollect: Method = (env, raw, ctx) => {
+  const params = objectParams("menu/collect", raw);
+  if (env.session.contributes.menu !== true) throw notFound("menu/collect requires contributes.menu = true");
+  const handler = env.registry.menuHandler;
+  if (!handler) throw notFound("this extension registered no menu handler");
+  const commands = [...env.registry.commands.keys()];
+  return guarded(env, "menu handler failed", { method: "menu/collect" }, () => handler(params as never, ctx), (value) => menuResult(value, commands));
+};
+
+const shortcutExecute: Method = (env, raw, ctx) => {
+  const params = objectParams("shortcut/execute", raw);
+  const name = params.name;
+  const handler = typeof name === "string" ? env.registry.shortcuts.get(name) : undefined;
+  if (!handler) throw notFound(`unknown shortcut: ${results.pyStr(name)}`);
+  return guarded(env, "shortcut handler failed", { shortcut: name }, () => handler(params as never, ctx), results.commandResult);
+};
+
 /** Host request methods the runtime answers through the worker pool. */
 export const METHODS: Readonly<Record<string, Method>> = {
   "tool/call": toolCall,
@@ -169,4 +187,6 @@ export const METHODS: Readonly<Record<string, Method>> = {
   "context/collect": contextCollect,
   "status/collect": statusCollect,
   "tool/render": toolRender,
+  "menu/collect": menuCollect,
+  "shortcut/execute": shortcutExecute,
 };

@@ -1,5 +1,5 @@
 import { isNonBlankString, isObject, isOneOf } from "../check.ts";
-import { API02_HOOKS, LEGACY_HOOKS, LIFECYCLE_METHODS, type LifecycleMethod, MAX_CATALOG_TOOLS, SURFACES } from "../protocol.ts";
+import { API02_HOOKS, IDENT as SHORTCUT_NAME, LEGACY_HOOKS, LIFECYCLE_METHODS, type LifecycleMethod, MAX_CATALOG_TOOLS, SURFACES } from "../protocol.ts";
 import type { ArgumentValidator } from "./arguments.ts";
 import { checkOutputSchema } from "./structured/output-schema.ts";
 import type {
@@ -11,7 +11,9 @@ import type {
   HookName,
   JsonObject,
   LifecycleHandler,
+  MenuHandler,
   RendererHandler,
+  ShortcutHandler,
   ShutdownHandler,
   StatusHandler,
   Surface,
@@ -43,7 +45,9 @@ export class Registry {
   readonly statuses = new Map<Surface, StatusHandler>();
   readonly renderers = new Map<string, RendererHandler>();
   readonly lifecycle = new Map<LifecycleMethod, LifecycleHandler>();
+  readonly shortcuts = new Map<string, ShortcutHandler>();
   contextHandler: ContextHandler | undefined;
+  menuHandler: MenuHandler | undefined;
   shutdownHandler: ShutdownHandler | undefined;
   private frozen = false;
 
@@ -98,6 +102,23 @@ export class Registry {
     }
     if (this.hooks.has(name)) throw new Error(`hook \`${name}\` is already registered`);
     this.hooks.set(name, handler);
+  }
+
+  setMenu(handler: MenuHandler): void {
+    this.open("menu");
+    if (this.apiVersion === "0.1") throw new Error("menus require extension API 0.2");
+    if (this.menuHandler) throw new Error("a menu handler is already registered");
+    if (typeof handler !== "function") throw new Error("the menu needs a handler function");
+    this.menuHandler = handler;
+  }
+
+  addShortcut(name: string, handler: ShortcutHandler): void {
+    this.open("shortcut");
+    if (this.apiVersion === "0.1") throw new Error(`shortcut \`${name}\`: shortcuts require extension API 0.2`);
+    if (typeof name !== "string" || !SHORTCUT_NAME.test(name)) throw new Error(`shortcut name ${JSON.stringify(name)} must match ^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`);
+    if (this.shortcuts.has(name)) throw new Error(`shortcut \`${name}\` is already registered`);
+    if (typeof handler !== "function") throw new Error(`shortcut \`${name}\` needs a handler function`);
+    this.shortcuts.set(name, handler);
   }
 
   setContext(handler: ContextHandler): void {

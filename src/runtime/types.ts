@@ -148,6 +148,10 @@ export type RendererHandler = (
   ctx: HandlerContext,
 ) => Awaitable<{ segments?: RenderSegment[] } | string | null | undefined>;
 export type ShutdownHandler = (params: JsonObject, ctx: HandlerContext) => Awaitable<void>;
+/** `menu/collect` (API 0.2/0.4, `contributes.menu = true`); see `Menu` in menu.ts. */
+export type MenuHandler = (params: { context: ExecutionContext }, ctx: HandlerContext) => Awaitable<import("./menu.ts").Menu>;
+/** `shortcut/execute`: the user pressed a key declared in `contributes.shortcuts` (API 0.2/0.4). */
+export type ShortcutHandler = (params: { name: string; context: ExecutionContext }, ctx: HandlerContext) => Awaitable<CommandReturn>;
 export type LifecycleHandler = (params: JsonObject) => Awaitable<void>;
 
 /** A tool definition as sent in the initialize reply (spec §6.3). */

@@ -1,6 +1,6 @@
 /** What octet sends besides the method's own params: initialize params (spec §3.1) and request contexts (§3). */
 
-import type { HostManifest } from "./manifest.ts";
+import { flagValueFits, type HostManifest } from "./manifest.ts";
 import type { TestHostOptions } from "./options.ts";
 
 type Obj = Record<string, unknown>;
@@ -48,7 +48,7 @@ export const DEFAULT_OPTIONAL_FEATURES_04 = [
 export const RESOURCE_REFS_LIMITS = { max_records: 256, max_registrations_per_parent: 32 } as const;
 
 /** Initialize params built from the manifest, as octet sends them. */
-export function initializeParams(manifest: HostManifest, workspace: string, options: Pick<TestHostOptions, "octetVersion" | "offer">): Obj {
+export function initializeParams(manifest: HostManifest, workspace: string, options: Pick<TestHostOptions, "octetVersion" | "offer" | "flags">): Obj {
   const m = manifest;
   const contributes: Obj = {
     tools: m.contributes.tools,
@@ -61,6 +61,10 @@ export function initializeParams(manifest: HostManifest, workspace: string, opti
     confirmations: m.contributes.confirmations,
   };
   if (m.contributes.presentation) contributes.presentation = true;
+  if (m.contributes.menu) contributes.menu = true;
+  if (m.contributes.flags.length > 0) contributes.flags = m.contributes.flags;
+  // octet 0.8.x serializes the list on every 0.2/0.4 launch; octet 0.8.0's examples show it only when declared.
+  if (m.contributes.shortcuts.length > 0 || m.api_version === "0.4") contributes.shortcuts = m.contributes.shortcuts;
   const capabilities: Obj = { filesystem: m.capabilities.filesystem, process: m.capabilities.process, network: m.capabilities.network };
   if (m.capabilities.secrets.length > 0) capabilities.secrets = m.capabilities.secrets;
   const params: Obj = {
@@ -74,6 +78,7 @@ export function initializeParams(manifest: HostManifest, workspace: string, opti
   };
   if (m.api_version === "0.2") {
     const offer = options.offer ?? {};
+    if (m.contributes.flags.length > 0) params.flag_values = flagValues(m, options.flags);
     params.protocol = {
       version: "0.2",
       required_features: offer.required ?? REQUIRED_FEATURES,
@@ -83,7 +88,7 @@ export function initializeParams(manifest: HostManifest, workspace: string, opti
   } else if (m.api_version === "0.4") {
     const offer = options.offer ?? {};
     // octet 0.8.x projects the declared CLI flags (defaults filled in, sorted by name) for every 0.4 launch.
-    params.flag_values = [];
+    params.flag_values = flagValues(m, options.flags);
     (params.host as Obj).context_usage = null;
     params.protocol = {
       version: "0.4",
@@ -93,6 +98,24 @@ export function initializeParams(manifest: HostManifest, workspace: string, opti
     };
   }
   return params;
+}
+
+/**
+ * `flag_values` as octet projects them: every declared flag, sorted by name,
+ * with `given` (the user's command line) over the defaults. A flag the
+ * manifest does not declare, or a value of the wrong type, is refused as
+ * octet refuses the invocation.
+ */
+export function flagValues(manifest: HostManifest, given: Record<string, boolean | string | number> = {}): { name: string; value: unknown }[] {
+  const declared = new Map(manifest.contributes.flags.map((flag) => [flag.name, flag]));
+  for (const [name, value] of Object.entries(given)) {
+    const flag = declared.get(name);
+    if (!flag) throw new Error(`--${name} is not a flag of ${manifest.name} (declared: ${[...declared.keys()].join(", ") || "none"})`);
+    if (!flagValueFits(flag.type, value)) throw new Error(`--${name} takes a ${flag.type} value, not ${JSON.stringify(value)}`);
+  }
+  return [...declared.values()]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((flag) => ({ name: flag.name, value: Object.hasOwn(given, flag.name) ? given[flag.name] : flag.default }));
 }
 
 /** The features initialize `params` offer, and which of them are required. */

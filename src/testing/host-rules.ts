@@ -61,7 +61,7 @@ const FEATURE_NEEDS: [string, string][] = [
 /** The initialize result (spec §3.1 host validation; docs/api-0.4.md for 0.4). */
 export function checkInitializeResult(result: unknown, manifest: HostManifest, offered: { features: string[]; required: string[] }): string | undefined {
   if (!isObj(result)) return "initialize result must be an object";
-  const extra = keysWithin(result, ["api_version", "tools", "commands", "protocol"]);
+  const extra = keysWithin(result, ["api_version", "tools", "commands", "tool_renderers", "shortcuts", "protocol"]);
   if (extra) return `initialize result has ${extra}`;
   if (result.api_version !== manifest.api_version) return `initialize api_version ${JSON.stringify(result.api_version)} differs from the manifest's ${manifest.api_version}`;
   const tools = result.tools ?? [];
@@ -122,6 +122,16 @@ export function checkInitializeResult(result: unknown, manifest: HostManifest, o
   }
   if (!sameSet(commandNames, manifest.contributes.commands)) {
     return `initialize commands ${JSON.stringify(commandNames)} differ from contributes.commands ${JSON.stringify(manifest.contributes.commands)}`;
+  }
+  // octet compares the lists as they are: same entries, same order, same fields.
+  const shortcuts = result.shortcuts ?? [];
+  if (!Array.isArray(shortcuts) || shortcuts.some((s) => !isObj(s) || keysWithin(s, ["key", "name", "description"]))) return "initialize shortcuts must be {key, name, description} entries";
+  const spelled = (list: Obj[]) => JSON.stringify(list.map((s) => [s.key, s.name, s.description]));
+  if (spelled(shortcuts as Obj[]) !== spelled(manifest.contributes.shortcuts as unknown as Obj[])) return "initialized shortcuts do not match manifest declarations";
+  const renderers = result.tool_renderers ?? [];
+  if (!Array.isArray(renderers)) return "initialize tool_renderers must be an array";
+  if (renderers.length > 0 && !features.includes("dynamic_tool_renderers") && JSON.stringify(renderers) !== JSON.stringify(manifest.contributes.tool_renderers)) {
+    return "runtime tool renderers require dynamic_tool_renderers negotiation";
   }
   return undefined;
 }

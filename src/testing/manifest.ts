@@ -1,7 +1,25 @@
 import { readFileSync, statSync, lstatSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { hasDuplicates, isObject, isOneOf, isStringArray, unknownKey } from "../check.ts";
-import { API02_HOOKS, CAPABILITY_KEYS, ENV_NAME, FILESYSTEM_ACCESS, IDENT, LEGACY_HOOKS, NAME, SEMVER, SURFACES } from "../protocol.ts";
+import {
+  API02_HOOKS,
+  CAPABILITY_KEYS,
+  ENV_NAME,
+  FILESYSTEM_ACCESS,
+  FLAG_NAME,
+  FLAG_TYPES,
+  IDENT,
+  LEGACY_HOOKS,
+  MAX_FLAG_DESCRIPTION_BYTES,
+  MAX_FLAG_STRING_BYTES,
+  MAX_FLAGS,
+  MAX_SHORTCUT_DESCRIPTION_BYTES,
+  MAX_SHORTCUT_KEY_BYTES,
+  MAX_SHORTCUTS,
+  NAME,
+  SEMVER,
+  SURFACES,
+} from "../protocol.ts";
 
 /** The parts of `extension.toml` the test host uses (spec §2). */
 export interface HostManifest {
@@ -22,6 +40,11 @@ export interface HostManifest {
     notifications: boolean;
     confirmations: boolean;
     presentation: boolean;
+    menu: boolean;
+    /** `[[contributes.flags]]`, in manifest order. */
+    flags: ManifestFlag[];
+    /** `contributes.shortcuts`, in manifest order. */
+    shortcuts: ManifestShortcut[];
   };
   /** Absolute path of the manifest file. */
   path: string;
@@ -114,6 +137,11 @@ export function loadManifest(path: string): HostManifest {
   const presentation = bool("presentation");
   if (presentation && api === "0.1") fail("`contributes.presentation` requires api_version 0.2");
   for (const key of ["shortcuts", "flags"]) if (c[key] !== undefined && api === "0.1") fail(`contributes.${key} requires api_version 0.2`);
+  const flags = manifestFlags(c.flags ?? [], fail);
+  const shortcuts = manifestShortcuts(c.shortcuts ?? [], fail);
+  const menu = bool("menu");
+  if (menu && api === "0.1") fail("`contributes.menu` requires api_version 0.2");
+  if (menu && idents("commands").length === 0) fail("`contributes.menu` needs at least one declared command to route to");
   const manifest: HostManifest = {
     name: name as string,
     version: raw.version as string,
@@ -130,6 +158,9 @@ export function loadManifest(path: string): HostManifest {
       notifications: bool("notifications"),
       confirmations: bool("confirmations"),
       presentation,
+      menu,
+      flags,
+      shortcuts,
     },
     path: file,
     dir: dirname(file),
@@ -137,6 +168,78 @@ export function loadManifest(path: string): HostManifest {
   if (typeof raw.requires_octet === "string") manifest.requires_octet = raw.requires_octet;
   if (typeof raw.description === "string") manifest.description = raw.description;
   return manifest;
+}
+
+/** One declared CLI flag. */
+export interface ManifestFlag {
+  name: string;
+  type: (typeof FLAG_TYPES)[number];
+  default: boolean | string | number;
+  description?: string;
+}
+
+/** `contributes.flags` as octet checks it (docs/api-0.4.md "CLI flags"). */
+function manifestFlags(value: unknown, fail: (m: string) => never): ManifestFlag[] {
+  if (!Array.isArray(value)) fail("`contributes.flags` must be an array of tables");
+  const list = value as unknown[];
+  if (list.length > MAX_FLAGS) fail(`\`contributes.flags\` declares more than ${MAX_FLAGS} flags`);
+  const flags: ManifestFlag[] = [];
+  for (const entry of list) {
+    if (!isObject(entry)) fail("`contributes.flags` entries must be tables");
+    const flag = entry as Record<string, unknown>;
+    denyUnknown(flag, ["name", "type", "default", "description"], "contributes.flags.", fail);
+    const { name, type, description } = flag;
+    if (typeof name !== "string" || !FLAG_NAME.test(name)) fail(`flag name ${JSON.stringify(name)} must match ^[a-z][a-z0-9-]{0,63}$`);
+    if (flags.some((f) => f.name === name)) fail(`flag \`${name}\` is declared twice`);
+    if (!isOneOf(type, FLAG_TYPES)) fail(`flag \`${name}\` type must be boolean, string or integer`);
+    if (!flagValueFits(type as ManifestFlag["type"], flag.default)) fail(`flag \`${name}\` needs a ${type} default`);
+    if (description !== undefined && (typeof description !== "string" || Buffer.byteLength(description) > MAX_FLAG_DESCRIPTION_BYTES)) {
+      fail(`flag \`${name}\` description must be a string of at most ${MAX_FLAG_DESCRIPTION_BYTES} bytes`);
+    }
+    const parsed: ManifestFlag = { name: name as string, type: type as ManifestFlag["type"], default: flag.default as ManifestFlag["default"] };
+    if (description !== undefined) parsed.description = description as string;
+    flags.push(parsed);
+  }
+  return flags;
+}
+
+/** One declared key binding: octet sends `shortcut/execute` with `name` when `key` is pressed. */
+export interface ManifestShortcut {
+  key: string;
+  name: string;
+  description: string;
+}
+
+/** `contributes.shortcuts` as octet checks it (docs/api-0.4.md "Shortcuts"). */
+function manifestShortcuts(value: unknown, fail: (m: string) => never): ManifestShortcut[] {
+  if (!Array.isArray(value)) fail("`contributes.shortcuts` must be an array of tables");
+  const list = value as unknown[];
+  if (list.length > MAX_SHORTCUTS) fail(`shortcut catalog contains ${list.length} entries; limit is ${MAX_SHORTCUTS}`);
+  const shortcuts: ManifestShortcut[] = [];
+  for (const entry of list) {
+    if (!isObject(entry)) fail("`contributes.shortcuts` entries must be tables");
+    const shortcut = entry as Record<string, unknown>;
+    denyUnknown(shortcut, ["key", "name", "description"], "contributes.shortcuts.", fail);
+    const { key, name, description } = shortcut;
+    if (typeof name !== "string" || !IDENT.test(name)) fail(`invalid shortcut identifier \`${String(name)}\``);
+    if (typeof key !== "string" || key === "" || key.trim() !== key || Buffer.byteLength(key) > MAX_SHORTCUT_KEY_BYTES || CONTROL.test(key)) fail(`invalid shortcut key \`${String(key)}\``);
+    if (typeof description !== "string" || description.trim() === "" || Buffer.byteLength(description) > MAX_SHORTCUT_DESCRIPTION_BYTES || CONTROL.test(description)) {
+      fail(`shortcut \`${name}\` has an invalid description`);
+    }
+    if (shortcuts.some((s) => s.name === name)) fail(`duplicate shortcut definition \`${name}\``);
+    if (shortcuts.some((s) => s.key.toLowerCase() === (key as string).toLowerCase())) fail(`duplicate shortcut key \`${key}\``);
+    shortcuts.push({ key: key as string, name: name as string, description: description as string });
+  }
+  return shortcuts;
+}
+
+const CONTROL = /[\x00-\x1f\x7f]/;
+
+/** Whether `value` is a valid value for a flag of `type`. */
+export function flagValueFits(type: ManifestFlag["type"], value: unknown): boolean {
+  if (type === "boolean") return typeof value === "boolean";
+  if (type === "string") return typeof value === "string" && Buffer.byteLength(value) <= MAX_FLAG_STRING_BYTES;
+  return (typeof value === "number" && Number.isSafeInteger(value)) || (typeof value === "bigint" && value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER));
 }
 
 function table(value: unknown, key: string, fail: (m: string) => never): Record<string, unknown> {

@@ -8,6 +8,12 @@ export interface TestHostOptions {
   octetVersion?: string;
   /** API 0.2 offer (default: required two, octet's five optional, limit 64). */
   offer?: { required?: string[]; optional?: string[]; maxConcurrentRequests?: number };
+  /**
+   * CLI flag values, as a user passes them to octet (`--dry-run`, `--depth 3`):
+   * sent in `flag_values` over the manifest's defaults. Unknown flags and
+   * values of the wrong type are refused.
+   */
+  flags?: Record<string, boolean | string | number>;
   /** Timeout for each host request in ms (default 30 000, as octet). */
   requestTimeoutMs?: number;
   /** Add a `bun` to PATH when there is none (default true; false to test bundles that must not need Bun). */

@@ -5,7 +5,7 @@ import { builtInResponder } from "./built-in-responders.ts";
 import { HostConnection } from "./connection.ts";
 import { ExtensionProcess } from "./extension-process.ts";
 import { HostViolation, ReplyError } from "./host-errors.ts";
-import { initializeParams, offeredFeatures, requestContext } from "./host-params.ts";
+import { flagValues, initializeParams, offeredFeatures, requestContext } from "./host-params.ts";
 import { checkInitializeResult, checkResponseEnvelope } from "./host-rules.ts";
 import { type HostManifest, loadManifest } from "./manifest.ts";
 import { HostMonitor } from "./monitor.ts";
@@ -17,9 +17,10 @@ import { readStdout, type HostReadEvent } from "./stdout-reader.ts";
 import { temporaryDirectory } from "./temp-dirs.ts";
 import { Transcript, type TranscriptEntry } from "./transcript.ts";
 import { negotiatesFeatures } from "../protocol.ts";
+import { type Menu, menuResult } from "../runtime/menu.ts";
 
 export { HostViolation, ReplyError } from "./host-errors.ts";
-export { DEFAULT_OPTIONAL_FEATURES, REQUIRED_FEATURES } from "./host-params.ts";
+export { DEFAULT_OPTIONAL_FEATURES, DEFAULT_OPTIONAL_FEATURES_04, REQUIRED_FEATURES } from "./host-params.ts";
 export type { TestHostOptions } from "./options.ts";
 export type { Responder } from "./responders.ts";
 export type { TranscriptEntry } from "./transcript.ts";
@@ -101,6 +102,7 @@ export class TestHost {
   /** Launch the extension whose `extension.toml` is at `manifestPath` (file or directory). */
   static async start(manifestPath: string, options: TestHostOptions = {}): Promise<TestHost> {
     const manifest = loadManifest(manifestPath);
+    flagValues(manifest, options.flags); // octet refuses unknown flags before it starts anything
     const workspace = options.workspace ?? temporaryDirectory("octet-workspace-");
     const child = ExtensionProcess.launch(manifest, { workspace, env: options.env, addBunToPath: options.addBunToPath, scratch: options.scratch });
     return new TestHost(manifest, workspace, child, options);
@@ -206,6 +208,27 @@ export class TestHost {
   /** `status/collect`. */
   collectStatus(surface: string): Promise<unknown> {
     return this.call("status/collect", { surface, context: this.executionContext() });
+  }
+
+  /**
+   * `menu/collect` (needs `contributes.menu = true`). The menu is checked as
+   * octet checks it; one that octet would reject throws {@link HostViolation}
+   * (octet falls back to a menu of the declared commands).
+   */
+  async collectMenu(): Promise<Menu> {
+    if (!this.manifest.contributes.menu) throw new Error("octet sends menu/collect only with contributes.menu = true");
+    const menu = await this.call("menu/collect", { context: this.ownedContext() });
+    try {
+      return menuResult(menu, this.manifest.contributes.commands);
+    } catch (error) {
+      throw new HostViolation(`octet would reject this menu: ${(error as Error).message.replace(/^menu handler returned an invalid menu: /, "")}`);
+    }
+  }
+
+  /** `shortcut/execute`, as octet sends it when the user presses a declared shortcut's key. */
+  runShortcut(name: string): Promise<unknown> {
+    if (!this.manifest.contributes.shortcuts.some((s) => s.name === name)) throw new Error(`${name} is not a shortcut declared in contributes.shortcuts`);
+    return this.call("shortcut/execute", { name, context: this.ownedContext() });
   }
 
   /** `tool/render`. */

@@ -27,6 +27,8 @@ describe("test host: API 0.4 initialize rules", () => {
     expect(checkInitializeResult(reply({}), v04, offered04)).toBeUndefined();
     const limits = { max_concurrent_requests: 4, resource_refs_v1: { max_records: 256, max_registrations_per_parent: 32 } };
     expect(checkInitializeResult(reply({ limits, features: ["request_cancellation", "content_parts", "resource_refs_v1"] }), v04, offered04)).toBeUndefined();
+    // The manifest's own renderer list, and no shortcuts when none are declared, are what octet expects.
+    expect(checkInitializeResult(reply({}, { tool_renderers: ["echo", "mark"], shortcuts: [] }), v04, offered04)).toBeUndefined();
   });
 
   test("each reply octet 0.8.x rejects is named", () => {
@@ -42,6 +44,8 @@ describe("test host: API 0.4 initialize rules", () => {
       [reply({ features: ["request_cancellation", "content_parts", "autocomplete_edit_v1"] }), "autocomplete_edit_v1 negotiation requires autocomplete"],
       [reply({ features: ["request_cancellation"] }), "protocol.features lacks required content_parts"],
       [reply({}, { surprise: true }), "initialize result has unknown keys surprise"],
+      [reply({}, { tool_renderers: ["mark"] }), "runtime tool renderers require dynamic_tool_renderers negotiation"],
+      [reply({}, { shortcuts: [{ key: "ctrl+k", name: "k", description: "K" }] }), "initialized shortcuts do not match manifest declarations"],
     ];
     for (const [result, message] of cases) expect({ result, violation: checkInitializeResult(result, v04, offered04) }).toEqual({ result, violation: message });
   });
