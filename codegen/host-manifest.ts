@@ -33,6 +33,8 @@ export function renderHostManifest(m: AuthorManifest, entrypoint = m.entrypoint 
   if (c.context !== undefined) contributes.push(`context = ${value(c.context)}`);
   if (Array.isArray(c.tool_renderers) && c.tool_renderers.length > 0) contributes.push(`tool_renderers = ${strings(c.tool_renderers as string[])}`);
   for (const key of ["notifications", "confirmations", "presentation", "menu"]) if (c[key] !== undefined) contributes.push(`${key} = ${value(c[key])}`);
+  if (m.flags.length > 0) contributes.push(`flags = [\n${m.flags.map((f) => `  ${inlineTable({ name: f.name, type: f.type, default: f.default, description: f.description })},\n`).join("")}]`);
+  if (m.shortcuts.length > 0) contributes.push(`shortcuts = [\n${m.shortcuts.map((s) => `  ${inlineTable({ key: s.key, name: s.name, description: s.description })},\n`).join("")}]`);
   if (contributes.length > 0) out.push("", "[contributes]", ...contributes);
   if (m.runtime) {
     const runtime = m.runtime;
@@ -49,6 +51,12 @@ function str(text: string): string {
 
 function strings(list: string[]): string {
   return `[${list.map(str).join(", ")}]`;
+}
+
+/** `{ a = 1, b = "x" }`, skipping undefined values. */
+function inlineTable(entries: Record<string, unknown>): string {
+  const parts = Object.entries(entries).filter(([, v]) => v !== undefined).map(([k, v]) => `${k} = ${value(v)}`);
+  return `{ ${parts.join(", ")} }`;
 }
 
 function value(v: unknown): string {

@@ -70,7 +70,7 @@ export function checkCommands(value: unknown, fail: ManifestFail): CommandSpec[]
 }
 
 /** `[key.NAME]` sections as `[NAME, table]` pairs (none when `key` is absent). */
-function tableOfTables(value: unknown, key: string, fail: ManifestFail): [string, Obj][] {
+export function tableOfTables(value: unknown, key: string, fail: ManifestFail): [string, Obj][] {
   if (value === undefined) return [];
   if (!isObject(value)) return fail(key, "must be a table of tables", `write [${key}.NAME] sections`);
   return Object.entries(value).map(([name, spec]) => {

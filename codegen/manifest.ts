@@ -10,6 +10,7 @@ import { NAME, SEMVER } from "octet-extension/protocol";
 import { isObject, unknownKey } from "octet-extension/validation";
 import { resetAjv } from "./ajv.ts";
 import { AuthorManifestError, type ManifestFail } from "./errors.ts";
+import { checkFlags, checkShortcuts, type FlagSpec, type ShortcutSpec } from "./manifest-bindings.ts";
 import { checkCommands, checkTools, type CommandSpec, type ToolSpec } from "./manifest-declarations.ts";
 import { checkCapabilities, checkContributes, checkEntrypoint, checkMenu, type Entrypoint } from "./manifest-host-tables.ts";
 import { sourcePaths, type SourcePaths } from "./paths.ts";
@@ -18,6 +19,7 @@ import { parseToml } from "./toml.ts";
 
 export { AuthorManifestError, ManifestError } from "./errors.ts";
 export type { CommandSpec, ToolSpec } from "./manifest-declarations.ts";
+export type { FlagSpec, ShortcutSpec } from "./manifest-bindings.ts";
 
 type Obj = Record<string, unknown>;
 type ApiVersion = "0.1" | "0.2" | "0.4";
@@ -38,6 +40,10 @@ export interface AuthorManifest {
   runtime?: { lifecycle?: string; sharing?: string };
   tools: ToolSpec[];
   commands: CommandSpec[];
+  /** `[flags.*]`: CLI flags (API 0.2/0.4). */
+  flags: FlagSpec[];
+  /** `[shortcuts.*]`: key bindings (API 0.2/0.4), in file order. */
+  shortcuts: ShortcutSpec[];
   /** The author's source file (`[source].file`, default `src/extension.ts`). */
   sourceFile: string;
   /** The generated module (`[source].generated`, default beside the source as `<name>.gen.ts`). */
@@ -56,7 +62,7 @@ interface Identity {
 }
 
 const SEMVER_REQ = /^\s*(?:[=^~<>]=?|)\s*v?\d+(?:\.\d+){0,2}(?:-[0-9A-Za-z.-]+)?(?:\s*,?\s*(?:[=^~<>]=?)\s*\d+(?:\.\d+){0,2})*\s*$/;
-const TOP = ["name", "version", "api_version", "requires_octet", "description", "entrypoint", "capabilities", "contributes", "runtime", "tools", "commands", "source"];
+const TOP = ["name", "version", "api_version", "requires_octet", "description", "entrypoint", "capabilities", "contributes", "runtime", "tools", "commands", "flags", "shortcuts", "source"];
 
 /** Read and check `manifest.toml` (path to the file or its directory). */
 export function loadAuthorManifest(path: string): AuthorManifest {
@@ -75,6 +81,8 @@ export function loadAuthorManifest(path: string): AuthorManifest {
   const tools = checkTools(raw.tools, api, dir, fail);
   const commands = checkCommands(raw.commands, fail);
   checkMenu(contributes, commands.length, api, fail);
+  const flags = checkFlags(raw.flags, api, fail);
+  const shortcuts = checkShortcuts(raw.shortcuts, api, fail);
   const { sourceFile, generatedFile, validatorsFile } = checkSource(raw.source, dir, fail);
   const runtime = runtimeTable(raw.runtime, api, fail);
 
@@ -88,6 +96,8 @@ export function loadAuthorManifest(path: string): AuthorManifest {
     contributes,
     tools,
     commands,
+    flags,
+    shortcuts,
     sourceFile,
     generatedFile,
     validatorsFile,

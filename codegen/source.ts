@@ -61,9 +61,10 @@ export function updateSource(m: AuthorManifest, text: string): SourceUpdate {
   const handlers = handlersObject(file, m.sourceFile);
   const added: string[] = [];
   const orphans: string[] = [];
-  const sections: ["tools" | "commands", string[]][] = [
+  const sections: [Section, string[]][] = [
     ["tools", m.tools.map((t) => t.name)],
     ["commands", m.commands.map((c) => c.name)],
+    ["shortcuts", m.shortcuts.map((s) => s.name)],
   ];
   // Edits are computed on the original text and spliced in from the end, so
   // nothing but the inserted stubs (and a comma after the last handler) changes.
@@ -82,6 +83,13 @@ export function updateSource(m: AuthorManifest, text: string): SourceUpdate {
     }
     edits.push(...insertProperties(text, object, missing.map((name) => (indent: string) => stubText(section, name, indent))));
   }
+  const menuDeclared = m.contributes.menu === true;
+  const hasMenu = handlers.getProperty("menu") !== undefined;
+  if (menuDeclared && !hasMenu) {
+    added.push("menu");
+    missingSections.push(`menu: async (params, ctx) => {\n  throw new Error("the menu is not implemented yet");\n},\n`);
+  }
+  if (!menuDeclared && hasMenu) orphans.push("menu");
   if (missingSections.length > 0) {
     edits.push(...insertProperties(text, handlers, missingSections.map((block) => (indent: string) => block.replace(/^(?=.)/gm, indent))));
   }
@@ -96,10 +104,13 @@ function propertyKey(name: string): string {
   return IDENTIFIER.test(name) ? name : JSON.stringify(name);
 }
 
-function stubText(section: "tools" | "commands", name: string, indent: string): string {
-  const what = section === "tools" ? "tool" : "command";
+type Section = "tools" | "commands" | "shortcuts";
+
+function stubText(section: Section, name: string, indent: string): string {
+  const what = section === "tools" ? "tool" : section === "commands" ? "command" : "shortcut";
   const message = JSON.stringify(`${what} \`${name}\` is not implemented yet`);
-  return `${indent}${propertyKey(name)}: async (args, ctx) => {\n${indent}  throw new Error(${message});\n${indent}},\n`;
+  const first = section === "shortcuts" ? "params" : "args";
+  return `${indent}${propertyKey(name)}: async (${first}, ctx) => {\n${indent}  throw new Error(${message});\n${indent}},\n`;
 }
 
 /**
