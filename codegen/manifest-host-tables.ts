@@ -3,7 +3,7 @@
  * them: `[entrypoint]`, `[capabilities]` and `[contributes]` (docs/manifest.md).
  * Each check names the key and the fix.
  */
-import { CAPABILITY_KEYS, ENV_NAME, FILESYSTEM_ACCESS, IDENT, API02_HOOKS, LEGACY_HOOKS, SURFACES } from "octet-extension/protocol";
+import { API02_HOOKS, API04_HOOKS, API04_UNSUPPORTED_HOOKS, CAPABILITY_KEYS, ENV_NAME, FILESYSTEM_ACCESS, IDENT, LEGACY_HOOKS, SURFACES } from "octet-extension/protocol";
 import { hasDuplicates, isObject, isOneOf, isStringArray, unknownKey } from "octet-extension/validation";
 import type { ManifestFail } from "./errors.ts";
 
@@ -79,8 +79,14 @@ export function checkContributes(value: unknown, api: ApiVersion, fail: Manifest
     }
     return entries;
   };
-  const hooks = list("hooks", [...LEGACY_HOOKS, ...API02_HOOKS]);
+  for (const hook of isStringArray(contributes.hooks) ? contributes.hooks : []) {
+    if (isOneOf(hook, API04_UNSUPPORTED_HOOKS)) {
+      fail("contributes.hooks", `${hook} is an API 0.4 hook this SDK does not implement yet`, "remove it: octet would require a feature the runtime does not negotiate and refuse to start the extension");
+    }
+  }
+  const hooks = list("hooks", [...LEGACY_HOOKS, ...API02_HOOKS, ...API04_HOOKS]);
   for (const hook of hooks) if (isOneOf(hook, API02_HOOKS) && api === "0.1") fail("contributes.hooks", `${hook} requires api_version 0.2`, NEEDS_API02);
+  for (const hook of hooks) if (isOneOf(hook, API04_HOOKS) && api !== "0.4") fail("contributes.hooks", `${hook} requires api_version 0.4`, 'set api_version = "0.4"');
   list("ui", SURFACES);
   list("tool_renderers");
   for (const key of BOOLEAN_CONTRIBUTES) {

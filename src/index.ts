@@ -15,6 +15,7 @@ routeConsoleWhenHosted(new Logger(writeStderrLine));
 
 export { Extension, type ExtensionOptions, type RunOptions, type ToolOptions, type DynamicToolDefinition, type FlagValue } from "./runtime/extension.ts";
 export type { ArgumentIssue, ArgumentValidator } from "./runtime/arguments.ts";
+export type { ToolRegistration } from "./runtime/registry.ts";
 export { textContent, imageContent, audioContent, toolResult, persistenceMetadata, postMutationRescan, providerRetryDelay } from "./runtime/content.ts";
 export type { ProgressEvent } from "./runtime/progress.ts";
 export type { ArtifactSource, PolicyIntent, PolicyDecision } from "./runtime/services.ts";
@@ -22,6 +23,7 @@ export type { SpawnAgentOptions, ModelSelection } from "./runtime/agents.ts";
 export type { CatalogUpdate } from "./runtime/catalog.ts";
 export type { PresentationSnapshot } from "./runtime/presentation/types.ts";
 export { MENU_STATES, type Menu, type MenuItem } from "./runtime/menu.ts";
+export { DIAGNOSTICS_KEY, type Diagnostic, type DiagnosticLocation, diagnosticSummary, validateDiagnostics } from "./runtime/diagnostics.ts";
 export { CancellationToken } from "./runtime/cancellation.ts";
 export { currentCancellation, currentRequestId } from "./runtime/scope.ts";
 export { RpcError, ErrorCode } from "./errors.ts";

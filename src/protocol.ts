@@ -34,6 +34,34 @@ export const SURFACES = ["status", "header", "footer"] as const;
 export const LEGACY_HOOKS = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"] as const;
 /** Hooks only API 0.2 has. */
 export const API02_HOOKS = ["provider_retry", "before_persistence", "post_mutation"] as const;
+/** API 0.4 hooks this runtime implements, each with its same-named feature (docs/api-0.4.md "Hooks"). */
+export const API04_HOOKS = ["cache_warming_decision", "compaction_strategy"] as const;
+/**
+ * API 0.4 hooks octet knows that this runtime does not implement: they need
+ * features it does not negotiate (`session_entries`, `resource_paths_v1`,
+ * `pipeline_hooks_v1`), without which octet fails initialize.
+ */
+export const API04_UNSUPPORTED_HOOKS = [
+  "model_turn_start",
+  "model_turn_end",
+  "session_before_compact",
+  "session_compact",
+  "session_before_tree",
+  "session_tree",
+  "provider_context",
+  "resources_discover",
+  "before_provider_request",
+  "before_provider_headers",
+  "after_provider_response",
+] as const;
+/** Every hook this runtime serves, with the oldest API that has it. */
+export function hookApi(name: string): "0.1" | "0.2" | "0.4" | undefined {
+  if ((LEGACY_HOOKS as readonly string[]).includes(name)) return "0.1";
+  if ((API02_HOOKS as readonly string[]).includes(name)) return "0.2";
+  if ((API04_HOOKS as readonly string[]).includes(name)) return "0.4";
+  return undefined;
+}
+
 /** Lifecycle notifications of API 0.2 (feature `lifecycle_events`). */
 export const LIFECYCLE_METHODS = [
   "session/started",
@@ -79,7 +107,14 @@ export const API02_FEATURES = [
   "progress_decoration",
   "agent_model_selection_v1",
 ] as const;
-export type Feature = (typeof API02_FEATURES)[number];
+/**
+ * API 0.4 features this runtime implements (docs/api-0.4.md); octet offers
+ * them only to 0.4 extensions, and the runtime selects them only on 0.4.
+ */
+export const API04_FEATURES = ["tool_prompt_metadata_v1", "cache_warming_decision", "compaction_strategy"] as const;
+/** Every feature this runtime implements. */
+export const SUPPORTED_FEATURES = [...API02_FEATURES, ...API04_FEATURES] as const;
+export type Feature = (typeof SUPPORTED_FEATURES)[number];
 
 /**
  * Whether octet serves an extension→host request with one of its child

@@ -1,7 +1,7 @@
 import { ErrorCode, RpcError } from "../errors.ts";
 import { MAX_CATALOG_TOOLS } from "../protocol.ts";
 import { readUnsigned64 } from "../wire/json.ts";
-import { Registry, type ToolEntry } from "./registry.ts";
+import { Registry, type ToolEntry, type ToolRegistration, wireDefinition } from "./registry.ts";
 import { isObject, pyStr } from "./results.ts";
 import type { ApiVersion, JsonObject, ToolHandler } from "./types.ts";
 
@@ -128,11 +128,14 @@ export interface DynamicToolDefinition {
   description: string;
   parameters?: JsonObject | null;
   outputSchema?: JsonObject | null;
+  /** API 0.4, sent where `tool_prompt_metadata_v1` was negotiated (see `ext.tool`). */
+  promptSnippet?: string;
+  promptGuidelines?: string[];
   handler: ToolHandler<any>;
 }
 
 /** `tools/register`: add or replace tools. */
-export function registerTools(catalog: ToolCatalog, send: Send, api: ApiVersion, definitions: DynamicToolDefinition[]): Promise<CatalogUpdate> {
+export function registerTools(catalog: ToolCatalog, send: Send, api: ApiVersion, definitions: DynamicToolDefinition[], promptMetadata = false): Promise<CatalogUpdate> {
   const entries = checkDynamicDefinitions(definitions, api);
   return catalog.mutate(
     (current) => {
@@ -140,7 +143,7 @@ export function registerTools(catalog: ToolCatalog, send: Send, api: ApiVersion,
       for (const entry of entries) next.set(entry.definition.name, entry);
       return next;
     },
-    () => send("tools/register", { tools: entries.map((e) => e.definition) }),
+    () => send("tools/register", { tools: entries.map((e) => wireDefinition(e.definition, promptMetadata)) }),
   );
 }
 
@@ -167,14 +170,13 @@ function checkDynamicDefinitions(definitions: DynamicToolDefinition[], api: ApiV
   return definitions.map((definition) => {
     if (!definition || typeof definition !== "object") throw new Error("a tool definition must be an object");
     for (const key of Object.keys(definition)) {
-      if (!["name", "description", "parameters", "outputSchema", "handler"].includes(key)) throw new Error(`tool definition has unknown field ${key}`);
+      if (!["name", "description", "parameters", "outputSchema", "promptSnippet", "promptGuidelines", "handler"].includes(key)) throw new Error(`tool definition has unknown field ${key}`);
     }
     if (seen.has(definition.name)) throw new Error(`tool \`${definition.name}\` is listed twice`);
     seen.add(definition.name);
-    const base: { name: string; description: string; parameters?: JsonObject; outputSchema?: JsonObject } = {
-      name: definition.name,
-      description: definition.description,
-    };
+    const base: ToolRegistration = { name: definition.name, description: definition.description };
+    if (definition.promptSnippet !== undefined) base.promptSnippet = definition.promptSnippet;
+    if (definition.promptGuidelines !== undefined) base.promptGuidelines = definition.promptGuidelines;
     if (definition.parameters !== undefined && definition.parameters !== null) base.parameters = definition.parameters;
     if (definition.outputSchema !== undefined && definition.outputSchema !== null) base.outputSchema = definition.outputSchema;
     staging.addTool(base, definition.handler);

@@ -7,7 +7,7 @@ import { installErrorLogging, routeConsoleWhenHosted, writeStderrLine } from "..
 import { Connection } from "./connection.ts";
 import type { LiveSession } from "./live-session.ts";
 import { type ExtensionOptions, type ResolvedOptions, resolveApiVersion, resolveOptions } from "./options.ts";
-import { Registry } from "./registry.ts";
+import { Registry, type ToolRegistration } from "./registry.ts";
 import { isObject } from "./results.ts";
 import { type RunOptions, serve } from "./serve.ts";
 import { currentScope } from "./scope.ts";
@@ -16,6 +16,7 @@ import type {
   CommandHandler,
   ContextEntry,
   ContextHandler,
+  HandlerContext,
   HookHandler,
   HookName,
   JsonObject,
@@ -46,6 +47,9 @@ export type { RunOptions } from "./serve.ts";
 export type { ExtensionOptions } from "./options.ts";
 export type { DynamicToolDefinition } from "./catalog.ts";
 export type { FlagValue } from "./flags.ts";
+
+/** Longest text part a typed tool's projection may produce. */
+const TEXT_PROJECTION_BYTES = 64 * 1024;
 
 const NO_FLAGS: Readonly<Record<string, FlagValue>> = Object.freeze(Object.create(null));
 
@@ -100,7 +104,9 @@ export class Extension {
 
   /**
    * Register a model tool. `parameters` defaults to `{"type":"object"}`;
-   * `outputSchema` is API 0.2 only. A thrown `Error` becomes an `is_error`
+   * `outputSchema` needs API 0.2 or 0.4; `promptSnippet` and
+   * `promptGuidelines` (text octet adds to the system prompt) need 0.4 and
+   * are sent where the host negotiated them. A thrown `Error` becomes an `is_error`
    * result with the error's message; a thrown `RpcError` becomes an error reply.
    * With `options.validate` the arguments are checked first and a mismatch is
    * answered with an `is_error` result naming each path and rule (the handler
@@ -112,12 +118,45 @@ export class Extension {
    *   (args: { name?: string }) => ({ content: `Hello, ${args.name ?? "world"}!` }));
    */
   tool<Args = JsonObject>(
-    definition: { name: string; description: string; parameters?: JsonObject; outputSchema?: JsonObject },
+    definition: ToolRegistration,
     handler: ToolHandler<Args>,
     options: ToolOptions = {},
   ): this {
     this.registry.addTool(definition, handler, options.validate);
     return this;
+  }
+
+  /**
+   * Register a tool whose handler returns a typed value (API 0.2/0.4): the
+   * value is checked against `outputSchema` and sent as `structured_content`
+   * (at most 256 KiB), and `project(value)` (a string of at most 64 KiB) is
+   * its text part for the model. A value that does not match the schema, or a
+   * projection that is not such a string, is answered `-32603`.
+   *
+   * @example
+   * ext.typedTool(
+   *   { name: "forecast", description: "Forecast", outputSchema: { type: "object", properties: { high: { type: "number" } }, required: ["high"] } },
+   *   (args: { city: string }) => ({ high: 21 }),
+   *   (value) => `High of ${value.high}°C`,
+   * );
+   */
+  typedTool<Args = JsonObject, Value = unknown>(
+    definition: ToolRegistration & { outputSchema: JsonObject },
+    handler: (args: Args, ctx: HandlerContext) => Value | Promise<Value>,
+    project: (value: Value) => string,
+    options: ToolOptions = {},
+  ): this {
+    if (!definition || typeof definition.outputSchema !== "object" || definition.outputSchema === null) throw new Error(`typed tool \`${definition?.name}\` needs an outputSchema`);
+    if (typeof handler !== "function" || typeof project !== "function") throw new Error(`typed tool \`${definition.name}\` needs a handler and a text projection`);
+    const typed = async (args: Args, ctx: HandlerContext) => {
+      const value = await handler(args, ctx);
+      const text = project(value);
+      if (typeof text !== "string" || Buffer.byteLength(text) > TEXT_PROJECTION_BYTES) {
+        throw new RpcError(ErrorCode.InternalError, `typed tool \`${definition.name}\`: the text projection must be a string of at most ${TEXT_PROJECTION_BYTES} bytes`);
+      }
+      return { content: text, structured_content: value };
+    };
+    return this.tool(definition, typed as ToolHandler<Args>, options);
   }
 
   /**
@@ -394,7 +433,7 @@ export class Extension {
    * await ext.registerTools([{ name: "search", description: "Search", parameters: schema, handler: search }]);
    */
   registerTools(definitions: DynamicToolDefinition[]): Promise<CatalogUpdate> {
-    return this.mutateCatalog((live, send) => catalog.registerTools(live.catalog, send, this.apiVersion, definitions));
+    return this.mutateCatalog((live, send) => catalog.registerTools(live.catalog, send, this.apiVersion, definitions, live.session.features.has("tool_prompt_metadata_v1")));
   }
 
   /** Register one tool; see {@link Extension.registerTools}. */

@@ -1,13 +1,13 @@
 import { ErrorCode, RpcError } from "../errors.ts";
-import { negotiatesFeatures } from "../protocol.ts";
+import { API04_FEATURES, negotiatesFeatures } from "../protocol.ts";
 import { readInteger } from "../wire/json.ts";
 import { type FlagValue, readFlagValues } from "./flags.ts";
-import type { Registry } from "./registry.ts";
+import { type Registry, wireDefinition } from "./registry.ts";
 import { isObject } from "./results.ts";
 import type { ApiVersion, JsonObject } from "./types.ts";
 
-/** Features this runtime implements: all of API 0.2 (defined in `src/protocol.ts`). */
-export { API02_FEATURES as SUPPORTED_FEATURES, type Feature } from "../protocol.ts";
+/** Features this runtime implements: all of API 0.2 and some of 0.4 (defined in `src/protocol.ts`). */
+export { SUPPORTED_FEATURES, type Feature } from "../protocol.ts";
 
 /** Features that build on another: never advertised without it (the host rejects that). */
 const FEATURE_NEEDS: Readonly<Record<string, string>> = { approvals: "policy_intents", progress_decoration: "request_progress", agent_model_selection_v1: "agent_sessions" };
@@ -79,6 +79,7 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
     const seen = new Set<string>();
     for (const feature of [...required, ...optional]) {
       if (seen.has(feature) || !options.supportedFeatures.has(feature)) continue;
+      if (api !== "0.4" && (API04_FEATURES as readonly string[]).includes(feature)) continue;
       if (feature === "lifecycle_events" && registry.lifecycle.size === 0) continue;
       seen.add(feature);
       features.push(feature);
@@ -89,7 +90,7 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
 
   const result: JsonObject = {
     api_version: api,
-    tools: [...registry.tools.values()].map((t) => t.definition),
+    tools: [...registry.tools.values()].map((t) => wireDefinition(t.definition, features.includes("tool_prompt_metadata_v1"))),
     commands: [...registry.commands.values()].map((c) => c.definition),
   };
   if (negotiatesFeatures(api)) {

@@ -120,6 +120,8 @@ const TYPED_HOOK_FIELDS: Partial<Record<HookName, string>> = {
   provider_retry: "provider_retry",
   before_persistence: "persistence_metadata",
   post_mutation: "post_mutation",
+  cache_warming_decision: "cache_warming_decision",
+  compaction_strategy: "compaction_frames",
 };
 
 const hookRun: Method = (env, raw, ctx) => {
@@ -128,6 +130,8 @@ const hookRun: Method = (env, raw, ctx) => {
   if (typeof hook !== "string" || hook === "") throw badParams("hook must be a string");
   requireDeclared(env.session, "hooks", hook, "hook");
   const handler = env.registry.hooks.get(hook as HookName);
+  // octet fails a compaction that comes back without frames: say why here rather than there.
+  if (!handler && hook === "compaction_strategy") throw new RpcError(ErrorCode.InternalError, "compaction_strategy is declared but no handler returns compaction_frames");
   if (!handler) return results.hookResult(null);
   const payload = params.payload === undefined ? {} : params.payload;
   const typed = TYPED_HOOK_FIELDS[hook as HookName];

@@ -1,5 +1,5 @@
 import { isNonBlankString, isObject, isOneOf } from "../check.ts";
-import { API02_HOOKS, IDENT as SHORTCUT_NAME, LEGACY_HOOKS, LIFECYCLE_METHODS, type LifecycleMethod, MAX_CATALOG_TOOLS, SURFACES } from "../protocol.ts";
+import { API02_HOOKS, API04_HOOKS, API04_UNSUPPORTED_HOOKS, hookApi, IDENT as SHORTCUT_NAME, LEGACY_HOOKS, LIFECYCLE_METHODS, type LifecycleMethod, MAX_CATALOG_TOOLS, SURFACES } from "../protocol.ts";
 import type { ArgumentValidator } from "./arguments.ts";
 import { checkOutputSchema } from "./structured/output-schema.ts";
 import type {
@@ -37,6 +37,51 @@ export interface CommandEntry {
 /** Re-exported for existing importers; defined with the other protocol facts in `src/protocol.ts`. */
 export type { LifecycleMethod } from "../protocol.ts";
 
+/** What `ext.tool()` takes besides the handler. */
+export interface ToolRegistration {
+  name: string;
+  description: string;
+  parameters?: JsonObject;
+  outputSchema?: JsonObject;
+  /** API 0.4: one line for the system prompt (≤ 1 KiB; tab and newline are the only controls allowed). */
+  promptSnippet?: string;
+  /** API 0.4: up to 16 guidelines for the system prompt (each ≤ 1 KiB). */
+  promptGuidelines?: string[];
+}
+
+const PROMPT_TEXT_BYTES = 1024;
+const PROMPT_GUIDELINES = 16;
+const PROMPT_CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/;
+
+/** Why a tool's prompt metadata breaks octet's rules, if it does (docs/api-0.4.md "Prompt metadata"). */
+export function promptMetadataProblem(snippet: unknown, guidelines: unknown): string | undefined {
+  const text = (value: unknown, what: string) => {
+    if (typeof value !== "string") return `${what} must be a string`;
+    if (PROMPT_CONTROL.test(value)) return `${what} may contain no control characters but tab and newline`;
+    if (Buffer.byteLength(value) > PROMPT_TEXT_BYTES) return `${what} exceeds ${PROMPT_TEXT_BYTES} bytes`;
+    return undefined;
+  };
+  if (snippet !== undefined) {
+    const problem = text(snippet, "prompt_snippet");
+    if (problem) return problem;
+  }
+  if (guidelines !== undefined) {
+    if (!Array.isArray(guidelines) || guidelines.length > PROMPT_GUIDELINES) return `prompt_guidelines must be an array of at most ${PROMPT_GUIDELINES} strings`;
+    for (const guideline of guidelines) {
+      const problem = text(guideline, "each prompt guideline");
+      if (problem) return problem;
+    }
+  }
+  return undefined;
+}
+
+/** The definition sent to octet: prompt metadata only where `tool_prompt_metadata_v1` was negotiated. */
+export function wireDefinition(definition: ToolDefinition, promptMetadata: boolean): ToolDefinition {
+  if (promptMetadata || (definition.prompt_snippet === undefined && definition.prompt_guidelines === undefined)) return definition;
+  const { prompt_snippet: _snippet, prompt_guidelines: _guidelines, ...plain } = definition;
+  return plain;
+}
+
 /** Everything an author registered before `run()`. Registration errors are plain `Error`s. */
 export class Registry {
   readonly tools = new Map<string, ToolEntry>();
@@ -58,7 +103,7 @@ export class Registry {
     this.frozen = true;
   }
 
-  addTool(definition: { name: string; description: string; parameters?: JsonObject; outputSchema?: JsonObject }, handler: ToolHandler<any>, validate?: ArgumentValidator): void {
+  addTool(definition: ToolRegistration, handler: ToolHandler<any>, validate?: ArgumentValidator): void {
     this.open("tool");
     const name = nonBlank(definition.name, "tool name");
     nonBlank(definition.description, `tool \`${name}\` description`);
@@ -78,6 +123,13 @@ export class Registry {
       }
       wire.output_schema = definition.outputSchema;
     }
+    if (definition.promptSnippet !== undefined || definition.promptGuidelines !== undefined) {
+      if (this.apiVersion !== "0.4") throw new Error(`tool \`${name}\`: prompt metadata requires extension API 0.4`);
+      const problem = promptMetadataProblem(definition.promptSnippet, definition.promptGuidelines);
+      if (problem) throw new Error(`tool \`${name}\`: ${problem}`);
+      if (definition.promptSnippet !== undefined) wire.prompt_snippet = definition.promptSnippet;
+      if (definition.promptGuidelines !== undefined) wire.prompt_guidelines = [...definition.promptGuidelines];
+    }
     if (validate !== undefined && typeof validate !== "function") throw new Error(`tool \`${name}\`: validate must be a function (args) => issues | null`);
     this.tools.set(name, validate === undefined ? { definition: wire, handler } : { definition: wire, handler, validate });
   }
@@ -95,11 +147,13 @@ export class Registry {
 
   addHook(name: HookName, handler: HookHandler<any>): void {
     this.open("hook");
-    const known = isOneOf(name, LEGACY_HOOKS) || isOneOf(name, API02_HOOKS);
-    if (!known) throw new Error(`unknown hook \`${name}\`; expected one of ${[...LEGACY_HOOKS, ...API02_HOOKS].join(", ")}`);
-    if (isOneOf(name, API02_HOOKS) && this.apiVersion === "0.1") {
-      throw new Error(`hook \`${name}\` requires extension API 0.2`);
+    const since = hookApi(name);
+    if (since === undefined) {
+      if (isOneOf(name, API04_UNSUPPORTED_HOOKS)) throw new Error(`hook \`${name}\` is an API 0.4 hook this runtime does not implement (it needs a feature octet would require it to serve)`);
+      throw new Error(`unknown hook \`${name}\`; expected one of ${[...LEGACY_HOOKS, ...API02_HOOKS, ...API04_HOOKS].join(", ")}`);
     }
+    if (since === "0.2" && this.apiVersion === "0.1") throw new Error(`hook \`${name}\` requires extension API 0.2`);
+    if (since === "0.4" && this.apiVersion !== "0.4") throw new Error(`hook \`${name}\` requires extension API 0.4`);
     if (this.hooks.has(name)) throw new Error(`hook \`${name}\` is already registered`);
     this.hooks.set(name, handler);
   }

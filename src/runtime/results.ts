@@ -2,6 +2,7 @@ import { isObject } from "../check.ts";
 import { ErrorCode, RpcError } from "../errors.ts";
 import { checkResultBounds } from "./structured/result-bounds.ts";
 import { validateStructured } from "./structured/validate.ts";
+import { DIAGNOSTICS_KEY, type Diagnostic, diagnosticSummary, diagnosticsProblem } from "./diagnostics.ts";
 import type { ApiVersion, JsonObject } from "./types.ts";
 
 /**
@@ -52,7 +53,7 @@ export function toolErrorResult(api: ApiVersion, text: string): JsonObject {
     : { content: [{ type: "text", text }], is_error: true, metadata: {} };
 }
 
-const RESULT_KEYS = new Set(["content", "is_error", "metadata", "structured_content"]);
+const RESULT_KEYS = new Set(["content", "is_error", "metadata", "structured_content", "diagnostics"]);
 const PART_KEYS: Record<string, Set<string>> = {
   text: new Set(["type", "text"]),
   image: new Set(["type", "artifact_id", "mime_type", "alt"]),
@@ -97,9 +98,26 @@ export function toolResult02(value: unknown, opts: { outputSchema: JsonObject | 
   if (!hasText) throw internal("tool result requires an explicit text part");
   const isError = result.is_error === undefined ? false : result.is_error;
   if (typeof isError !== "boolean") throw internal("tool result is_error must be a boolean");
-  const metadata = result.metadata === undefined ? {} : result.metadata;
+  let parts = content;
+  let metadata = result.metadata === undefined ? {} : result.metadata;
   if (metadata !== null && !isObject(metadata)) throw internal("tool result metadata must be an object or null");
-  const out: JsonObject = { content, is_error: isError, metadata };
+  if (isObject(metadata) && DIAGNOSTICS_KEY in metadata) {
+    const problem = diagnosticsProblem(metadata[DIAGNOSTICS_KEY]);
+    if (problem) throw internal(`invalid ${DIAGNOSTICS_KEY} metadata: ${problem}`);
+  }
+  if (result.diagnostics !== undefined) {
+    const diagnostics = result.diagnostics;
+    const problem = diagnosticsProblem(diagnostics);
+    if (problem) throw internal(`invalid diagnostics: ${problem}`);
+    if (isObject(metadata) && DIAGNOSTICS_KEY in metadata) throw internal(`reserved diagnostic metadata already supplied (return diagnostics or metadata.${DIAGNOSTICS_KEY}, not both)`);
+    if ((diagnostics as Diagnostic[]).length > 0) {
+      metadata = { ...(metadata ?? {}), [DIAGNOSTICS_KEY]: diagnostics };
+      const summary = diagnosticSummary(diagnostics as Diagnostic[]);
+      if (summary !== "") parts = [...content, { type: "text", text: summary }];
+      if (parts.length > 256) throw internal("tool result content exceeds 256 parts");
+    }
+  }
+  const out: JsonObject = { content: parts, is_error: isError, metadata };
   if ("structured_content" in result) {
     if (!opts.outputSchema) throw internal("structured_content requires a declared output_schema");
     const mismatch = validateStructured(result.structured_content, opts.outputSchema);
@@ -133,6 +151,7 @@ export function hookResult(value: unknown, typedKey?: string, payload?: unknown)
     context: value.context ?? [],
     notifications: value.notifications ?? [],
   };
+  if (typedKey === "compaction_frames" && value.compaction_frames === undefined) throw internal("invalid compaction_frames hook result: compaction_strategy must return compaction_frames");
   if (typedKey && value[typedKey] !== undefined) {
     const problem = TYPED_FIELD_CHECKS[typedKey]?.(value[typedKey], payload);
     if (problem) throw internal(`invalid ${typedKey} hook result: ${problem}`);
@@ -141,7 +160,9 @@ export function hookResult(value: unknown, typedKey?: string, payload?: unknown)
   return out;
 }
 
-/** octet's typed hook fields (spec §3.4): what the host accepts for each. */
+const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** octet's typed hook fields (spec §3.4; docs/api-0.4.md "Hooks"): what the host accepts for each. */
 const TYPED_FIELD_CHECKS: Record<string, (field: unknown, payload: unknown) => string | undefined> = {
   provider_retry: (field) => {
     if (field === "retry" || field === "stop") return undefined;
@@ -154,6 +175,15 @@ const TYPED_FIELD_CHECKS: Record<string, (field: unknown, payload: unknown) => s
     if (field.public !== undefined && typeof field.public !== "boolean") return "public must be a boolean";
     const encoded = JSON.stringify(field.value);
     if (encoded === undefined || Buffer.byteLength(encoded) > 16 * 1024) return "value must be JSON of at most 16 KiB";
+    return undefined;
+  },
+  cache_warming_decision: (field) => (field === null || field === "warm" || field === "stop" ? undefined : 'expected "warm", "stop" or null'),
+  compaction_frames: (field) => {
+    if (!Array.isArray(field) || field.length < 1 || field.length > 32) return "expected 1 to 32 base64 PNG frames";
+    for (const frame of field) {
+      if (typeof frame !== "string" || frame.length > 512 * 1024) return "each frame must be a base64 string of at most 524288 characters";
+      if (!STANDARD_BASE64.test(frame)) return "each frame must be standard base64 (A-Z a-z 0-9 + /, padded with =)";
+    }
     return undefined;
   },
   post_mutation: (field, payload) => {

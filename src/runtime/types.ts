@@ -66,6 +66,8 @@ export type ToolReturn =
       is_error?: boolean;
       metadata?: unknown;
       structured_content?: unknown;
+      /** API 0.2/0.4: typed diagnostics, sent as `metadata.octet_diagnostics_v1` plus a summary text part. */
+      diagnostics?: import("./diagnostics.ts").Diagnostic[];
     };
 
 /** A user-facing notification (spec §4.1). */
@@ -129,6 +131,22 @@ export interface HookPayloads {
   provider_retry: JsonObject;
   before_persistence: JsonObject;
   post_mutation: JsonObject;
+  /** API 0.4: octet asks whether to keep the provider's prompt cache warm; answer `cache_warming_decision`. */
+  cache_warming_decision: {
+    decision: {
+      phase: "idle" | "streaming";
+      warm_cost_microdollars: number;
+      miss_cost_microdollars: number;
+      continuation_probability: number;
+      expected_savings_microdollars: number;
+      economics_available: boolean;
+      /** octet's own choice; the last extension to answer overrides it. */
+      action: "warm" | "stop";
+    };
+    model: string;
+  };
+  /** API 0.4: compact `text` for a vision model; answer `compaction_frames` (base64 PNGs). */
+  compaction_strategy: { model_id: string; text: string };
 }
 export type HookName = keyof HookPayloads;
 
@@ -160,6 +178,10 @@ export interface ToolDefinition {
   description: string;
   parameters: JsonObject;
   output_schema?: JsonObject;
+  /** API 0.4 (`tool_prompt_metadata_v1`): one line octet adds to the system prompt for this tool. */
+  prompt_snippet?: string;
+  /** API 0.4 (`tool_prompt_metadata_v1`): usage guidelines octet adds to the system prompt. */
+  prompt_guidelines?: string[];
 }
 
 /** A command definition as sent in the initialize reply (spec §6.4). */

@@ -44,6 +44,14 @@ export const DEFAULT_OPTIONAL_FEATURES_04 = [
   "autocomplete_edit_v1",
 ];
 
+/** The 0.4 offer for `manifest`: the hook features octet adds for declared 0.4 hooks go before the four it always adds. */
+function hookFeatures04(manifest: HostManifest): string[] {
+  const offer = [...DEFAULT_OPTIONAL_FEATURES_04];
+  const hooks = ["compaction_strategy", "cache_warming_decision"].filter((hook) => manifest.contributes.hooks.includes(hook));
+  offer.splice(offer.indexOf("resource_refs_v1"), 0, ...hooks);
+  return offer;
+}
+
 /** The resource registry limits a 0.4 host offers; a reply may echo exactly these or leave them out. */
 export const RESOURCE_REFS_LIMITS = { max_records: 256, max_registrations_per_parent: 32 } as const;
 
@@ -93,7 +101,7 @@ export function initializeParams(manifest: HostManifest, workspace: string, opti
     params.protocol = {
       version: "0.4",
       required_features: offer.required ?? REQUIRED_FEATURES,
-      optional_features: offer.optional ?? DEFAULT_OPTIONAL_FEATURES_04,
+      optional_features: offer.optional ?? hookFeatures04(m),
       limits: { max_concurrent_requests: offer.maxConcurrentRequests ?? 64, resource_refs_v1: { ...RESOURCE_REFS_LIMITS } },
     };
   }

@@ -2,6 +2,7 @@ import { isObject as isObj } from "../check.ts";
 import { readUnsigned64 } from "../wire/json.ts";
 import type { HostManifest } from "./manifest.ts";
 import { RESOURCE_REFS_LIMITS } from "./host-params.ts";
+import { promptMetadataProblem } from "../runtime/registry.ts";
 
 /**
  * octet 0.8.0's host rules for frames an extension writes (spec §1.9, §3.1,
@@ -91,6 +92,9 @@ export function checkInitializeResult(result: unknown, manifest: HostManifest, o
     if ("resource_refs_v1" in p.limits && !sameResourceLimits(p.limits.resource_refs_v1)) return "unsupported resource registry limits";
     const max = readUnsigned64(p.limits, "max_concurrent_requests");
     if (max === undefined || max === 0) return "protocol.limits.max_concurrent_requests must be a positive integer";
+    for (const hook of ["compaction_strategy", "cache_warming_decision"]) {
+      if (manifest.contributes.hooks.includes(hook) && !features.includes(hook)) return `${hook} hook requires negotiated ${hook} feature`;
+    }
     const events = p.lifecycle_events ?? [];
     if (!Array.isArray(events)) return "protocol.lifecycle_events must be an array";
     if (events.length > 0 && !features.includes("lifecycle_events")) return "lifecycle_events subscriptions without the feature";
@@ -98,8 +102,11 @@ export function checkInitializeResult(result: unknown, manifest: HostManifest, o
   const names: string[] = [];
   for (const tool of tools) {
     if (!isObj(tool)) return "tool definition must be an object";
-    const bad = keysWithin(tool, ["name", "description", "parameters", "output_schema"]);
-    if (bad) return `tool definition has ${bad}`;
+    const promptMetadata = features.includes("tool_prompt_metadata_v1");
+    const bad = keysWithin(tool, promptMetadata ? ["name", "description", "parameters", "output_schema", "prompt_snippet", "prompt_guidelines"] : ["name", "description", "parameters", "output_schema"]);
+    if (bad) return `tool definition has ${bad}${promptMetadata ? "" : " (prompt metadata needs negotiated tool_prompt_metadata_v1)"}`;
+    const promptProblem = promptMetadataProblem(tool.prompt_snippet, tool.prompt_guidelines);
+    if (promptProblem) return `tool ${String(tool.name)}: ${promptProblem}`;
     if (typeof tool.name !== "string" || !IDENT.test(tool.name)) return `tool name ${JSON.stringify(tool.name)} is invalid`;
     if (typeof tool.description !== "string" || tool.description.trim() === "") return `tool ${tool.name} needs a description`;
     if (tool.parameters !== undefined && !isObj(tool.parameters)) return `tool ${tool.name} parameters must be an object`;

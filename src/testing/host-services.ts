@@ -1,5 +1,6 @@
 import { isObject as isObj } from "../check.ts";
 import { readUnsigned64 } from "../wire/json.ts";
+import { promptMetadataProblem } from "../runtime/registry.ts";
 
 /**
  * octet's rules for the API 0.2 messages an extension sends (spec §1.9,
@@ -69,7 +70,7 @@ export const OPERATION_SCOPED = new Set([
 ]);
 
 /** Shapes the host cannot decode at all (fatal), for the API 0.2 service requests. */
-export function checkServiceRequest(method: string, params: unknown): string | undefined {
+export function checkServiceRequest(method: string, params: unknown, features: ReadonlySet<string> = new Set()): string | undefined {
   if (!isObj(params)) return `${method} params must be an object`;
   switch (method) {
     case "artifact/publish": {
@@ -110,7 +111,16 @@ export function checkServiceRequest(method: string, params: unknown): string | u
       return unknownKeys(params, ["parent_request_id", "name"]) ?? (typeof params.name === "string" ? undefined : "secret/get name must be a string");
     case "tools/register":
       if ("parent_request_id" in params) return "tools/register must not carry parent_request_id";
-      return Array.isArray(params.tools) ? undefined : "tools/register tools must be an array";
+      if (!Array.isArray(params.tools)) return "tools/register tools must be an array";
+      for (const tool of params.tools) {
+        const allowed = features.has("tool_prompt_metadata_v1") ? ["name", "description", "parameters", "output_schema", "prompt_snippet", "prompt_guidelines"] : ["name", "description", "parameters", "output_schema"];
+        if (!isObj(tool)) return "tools/register tools must be objects";
+        const extra = unknownKeys(tool, allowed);
+        if (extra) return `tools/register tool ${extra}`;
+        const problem = promptMetadataProblem(tool.prompt_snippet, tool.prompt_guidelines);
+        if (problem) return `tools/register tool ${String(tool.name)}: ${problem}`;
+      }
+      return undefined;
     case "tools/unregister":
       if ("parent_request_id" in params) return "tools/unregister must not carry parent_request_id";
       return Array.isArray(params.names) ? undefined : "tools/unregister names must be an array";

@@ -3,6 +3,8 @@ import { dirname, resolve } from "node:path";
 import { hasDuplicates, isObject, isOneOf, isStringArray, unknownKey } from "../check.ts";
 import {
   API02_HOOKS,
+  API04_HOOKS,
+  API04_UNSUPPORTED_HOOKS,
   CAPABILITY_KEYS,
   ENV_NAME,
   FILESYSTEM_ACCESS,
@@ -125,7 +127,9 @@ export function loadManifest(path: string): HostManifest {
   const hooks = unique(strings(c.hooks ?? [], "contributes.hooks", fail), "contributes.hooks", fail);
   for (const hook of hooks) {
     if (isOneOf(hook, API02_HOOKS) && api === "0.1") fail(`hook \`${hook}\` requires api_version 0.2`);
-    if (!isOneOf(hook, LEGACY_HOOKS) && !isOneOf(hook, API02_HOOKS)) fail(`unknown hook \`${hook}\``);
+    const api04 = isOneOf(hook, API04_HOOKS) || isOneOf(hook, API04_UNSUPPORTED_HOOKS);
+    if (api04 && api !== "0.4") fail(`${hook} requires extension API 0.4`);
+    if (!isOneOf(hook, LEGACY_HOOKS) && !isOneOf(hook, API02_HOOKS) && !api04) fail(`unknown hook \`${hook}\``);
   }
   const ui = unique(strings(c.ui ?? [], "contributes.ui", fail), "contributes.ui", fail);
   for (const surface of ui) if (!isOneOf(surface, SURFACES)) fail(`unknown ui surface \`${surface}\``);

@@ -77,7 +77,7 @@ export class HostMonitor {
       return { kind: "refuse", id: requestId, error: { code: ErrorCode.ServerError, message: limit } };
     }
     const features = this.host.features();
-    const violation = checkRequest(method, frame.params, this.manifest, features) ?? checkServiceRequest(method, frame.params);
+    const violation = checkRequest(method, frame.params, this.manifest, features) ?? checkServiceRequest(method, frame.params, features);
     if (violation) return fatal(violation);
     const params = (frame.params ?? {}) as Obj;
     if (negotiatesFeatures(this.manifest.api_version) && OPERATION_SCOPED.has(method)) {
