@@ -4,6 +4,13 @@ import { TestHost, type TestHostOptions } from "octet-extension/testing";
 
 export const V01 = new URL("../fixtures/conformance/v01/octet-conformance-fixture", import.meta.url).pathname;
 export const V02 = new URL("../fixtures/conformance/v02/octet-conformance-fixture", import.meta.url).pathname;
+/** The same fixture declaring API 0.4: the 0.2 behaviour, negotiated as 0.4 (docs/api-0.4.md). */
+export const V04 = new URL("../fixtures/conformance/v04/octet-conformance-fixture", import.meta.url).pathname;
+/** The feature-negotiated versions the 0.2 scenarios run on. */
+export const NEGOTIATED: [string, string][] = [
+  ["0.2", V02],
+  ["0.4", V04],
+];
 const SPEC = new URL("../fixtures/conformance/spec/", import.meta.url).pathname;
 
 /** The machine-readable pattern files shipped with the fixture spec. */
