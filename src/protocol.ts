@@ -111,7 +111,18 @@ export const API02_FEATURES = [
  * API 0.4 features this runtime implements (docs/api-0.4.md); octet offers
  * them only to 0.4 extensions, and the runtime selects them only on 0.4.
  */
-export const API04_FEATURES = ["tool_prompt_metadata_v1", "cache_warming_decision", "compaction_strategy"] as const;
+export const API04_FEATURES = [
+  "tool_prompt_metadata_v1",
+  "cache_warming_decision",
+  "compaction_strategy",
+  // octet offers these to 0.2 as well; octet 0.8.0's 0.2 must not see them selected (spec §3.1), so only 0.4 selects them.
+  "composer",
+  "session_entries",
+  "message_injection",
+  "active_tools",
+  "session_control_v1",
+  "session_compaction_v1",
+] as const;
 /** Every feature this runtime implements. */
 export const SUPPORTED_FEATURES = [...API02_FEATURES, ...API04_FEATURES] as const;
 export type Feature = (typeof SUPPORTED_FEATURES)[number];

@@ -51,6 +51,8 @@ class ActiveRequest extends CancellationToken {
   abandoned = false;
   /** Last `$/progress` sequence sent for it (sequences start at 1). */
   progressSequence = 0;
+  /** Callbacks for after the reply (see `RequestScope.afterReply`); rare, so made on first use. */
+  replied: ((succeeded: boolean) => void)[] | undefined;
 
   constructor(
     readonly id: RequestId,
@@ -58,6 +60,11 @@ class ActiveRequest extends CancellationToken {
     readonly params: unknown,
   ) {
     super();
+  }
+
+  afterReply(callback: (succeeded: boolean) => void): void {
+    if (this.settled) throw new Error("the request has already been answered");
+    (this.replied ??= []).push(callback);
   }
 
   /** The ambient-scope shape (`RequestScope`): the request is its own token. */
@@ -360,8 +367,17 @@ export class Connection {
     if (request.settled) return;
     request.settled = true;
     this.active.delete(request.id);
-    this.writeReply(request.id, outcome);
+    const replied = request.replied;
+    if (!replied) {
+      this.writeReply(request.id, outcome);
+      this.scheduler.release();
+      return;
+    }
+    const encoded = this.writeReplyChecked(request.id, outcome);
     this.scheduler.release();
+    // A tool result with is_error is a failure of the operation, like an error reply.
+    const succeeded = encoded && "result" in outcome && !(isObject(outcome.result) && outcome.result.is_error === true);
+    for (const callback of replied.splice(0)) callback(succeeded);
   }
 
   /** Like {@link writeReply}; false when the outcome could not be encoded (-32603 was sent instead). */

@@ -1,5 +1,5 @@
 import { ErrorCode, RpcError } from "../errors.ts";
-import type { Feature } from "../protocol.ts";
+import { API04_FEATURES, type Feature } from "../protocol.ts";
 import { Logger } from "../log.ts";
 import type { RequestId } from "../wire/ids.ts";
 import { U64_MAX } from "../wire/limits.ts";
@@ -39,6 +39,7 @@ import type { CatalogUpdate, DynamicToolDefinition } from "./catalog.ts";
 import * as contributions from "./contributions.ts";
 import type { ProgressEvent } from "./progress.ts";
 import * as services from "./services.ts";
+import * as sessionServices from "./session-services.ts";
 import type { PresentationSnapshot } from "./presentation.ts";
 import { PresentationPublisher } from "./presentation-publisher.ts";
 import type { FlagValue } from "./flags.ts";
@@ -237,6 +238,44 @@ export class Extension {
     this.registry.setShutdown(handler);
     return this;
   }
+
+  // ---- API 0.4 session services ------------------------------------------------------
+
+  /**
+   * The user's composer (feature `composer`, API 0.4): read it, replace it,
+   * or insert at the cursor. Called from a handler (or with `parentRequestId`).
+   *
+   * @example
+   * await ext.composer.insert("/deploy staging");
+   */
+  readonly composer = {
+    get: (options: { parentRequestId?: RequestId } = {}) => sessionServices.composer.get(this.services, options),
+    set: (text: string, options: { parentRequestId?: RequestId } = {}) => sessionServices.composer.set(this.services, text, options),
+    insert: (text: string, options: { parentRequestId?: RequestId } = {}) => sessionServices.composer.insert(this.services, text, options),
+  };
+
+  /**
+   * The session (API 0.4, each behind its feature): entries (`session_entries`),
+   * user messages (`message_injection`), the active tool set (`active_tools`),
+   * control (`session_control_v1`) and compaction (`session_compaction_v1`).
+   *
+   * @example
+   * const id = await ext.session.appendEntry("todo", { text: "ship it" });
+   * void ext.session.compact(); // sent after this handler's successful reply
+   */
+  readonly session = {
+    appendEntry: (entryType: string, data: unknown, options: { parentRequestId?: RequestId } = {}) => sessionServices.entries.append(this.services, entryType, data, options),
+    setName: (name: string, options: { parentRequestId?: RequestId } = {}) => sessionServices.entries.setName(this.services, name, options),
+    setLabel: (entryId: string, label: string, options: { parentRequestId?: RequestId } = {}) => sessionServices.entries.setLabel(this.services, entryId, label, options),
+    sendUserMessage: (text: string, options: { parentRequestId?: RequestId } = {}) => sessionServices.sendUserMessage(this.services, text, options),
+    setActiveTools: (names: string[], options: { parentRequestId?: RequestId } = {}) => sessionServices.setActiveTools(this.services, names, options),
+    waitForIdle: (options: { parentRequestId?: RequestId } = {}) => sessionServices.controlSession(this.services, "session/wait_for_idle", undefined, options),
+    create: (options: { parentRequestId?: RequestId } = {}) => sessionServices.controlSession(this.services, "session/create", undefined, options),
+    fork: (options: { parentRequestId?: RequestId } = {}) => sessionServices.controlSession(this.services, "session/fork", undefined, options),
+    switchTo: (sessionId: string, options: { parentRequestId?: RequestId } = {}) => sessionServices.controlSession(this.services, "session/switch", sessionId, options),
+    reload: (options: { parentRequestId?: RequestId } = {}) => sessionServices.controlSession(this.services, "session/reload", undefined, options),
+    compact: (options: { customInstructions?: string } = {}) => sessionServices.compactSession(this.services, options),
+  };
 
   // ---- state -----------------------------------------------------------------
 
@@ -505,7 +544,8 @@ export class Extension {
   /** `-32601` unless the feature was negotiated (spec §5). */
   private requireFeature(feature: Feature): void {
     if (this.apiVersion === "0.1" || !this.negotiatedFeatures.has(feature)) {
-      throw new RpcError(ErrorCode.MethodNotFound, `API 0.2 feature is not negotiated: ${feature}`);
+      const api = (API04_FEATURES as readonly string[]).includes(feature) ? "0.4" : "0.2";
+      throw new RpcError(ErrorCode.MethodNotFound, `API ${api} feature is not negotiated: ${feature}`);
     }
   }
 

@@ -10,7 +10,12 @@ import type { ApiVersion, JsonObject } from "./types.ts";
 export { SUPPORTED_FEATURES, type Feature } from "../protocol.ts";
 
 /** Features that build on another: never advertised without it (the host rejects that). */
-const FEATURE_NEEDS: Readonly<Record<string, string>> = { approvals: "policy_intents", progress_decoration: "request_progress", agent_model_selection_v1: "agent_sessions" };
+const FEATURE_NEEDS: Readonly<Record<string, string>> = {
+  approvals: "policy_intents",
+  progress_decoration: "request_progress",
+  agent_model_selection_v1: "agent_sessions",
+  session_compaction_v1: "session_control_v1",
+};
 
 /** What a successful initialize established. */
 export interface Session {

@@ -46,6 +46,26 @@ function defaultReply(method: string, params: Obj, manifest: HostManifest): { re
       return manifest.capabilities.secrets.includes(params.name as string)
         ? { error: { code: ErrorCode.ServiceUnavailable, message: "secret service is unavailable" } }
         : { error: { code: ErrorCode.InvalidParams, message: "secret name is not declared by this extension" } };
+    case "composer/get":
+      return { result: { text: "" } };
+    case "session/append_entry":
+      return { result: { entry_id: `entry-${crypto.randomUUID()}` } };
+    case "session/wait_for_idle":
+    case "session/create":
+    case "session/fork":
+    case "session/reload":
+      return { result: { session_id: "test-session" } };
+    case "session/switch":
+      return { result: { session_id: params.session_id } };
+    case "session/compact":
+      return { result: { entry_id: "compaction-1", summary: "compacted by the test host", first_kept: "entry-1" } };
+    case "composer/set":
+    case "composer/insert":
+    case "session/set_name":
+    case "session/set_label":
+    case "session/send_user_message":
+    case "tools/set_active":
+      return { result: {} };
     default:
       if (method.startsWith("agent/")) return { error: { code: ErrorCode.ServiceUnavailable, message: "agent service is unavailable" } };
       return { error: { code: ErrorCode.MethodNotFound, message: `method not found: ${method}` } };

@@ -2,6 +2,7 @@ import { isObject as isObj } from "../check.ts";
 import { readUnsigned64 } from "../wire/json.ts";
 import type { HostManifest } from "./manifest.ts";
 import { RESOURCE_REFS_LIMITS } from "./host-params.ts";
+import { SESSION_SERVICE_FEATURES } from "./host-services.ts";
 import { promptMetadataProblem } from "../runtime/registry.ts";
 
 /**
@@ -224,7 +225,7 @@ const FEATURE_OF: Record<string, string> = {
 /** Extension→host requests (spec §4.2, §4.7–§4.13). Returns a violation or undefined. */
 export function checkRequest(method: string, params: unknown, manifest: HostManifest, features: ReadonlySet<string>): string | undefined {
   const api = manifest.api_version;
-  const feature = method.startsWith("agent/") ? "agent_sessions" : FEATURE_OF[method];
+  const feature = method.startsWith("agent/") ? "agent_sessions" : (FEATURE_OF[method] ?? SESSION_SERVICE_FEATURES[method]);
   if (feature && (api === "0.1" || !features.has(feature))) return `${method} without negotiated ${feature}`;
   if (method === "confirmation/request") {
     if (!manifest.contributes.confirmations) return "confirmation/request without contributes.confirmations";

@@ -54,6 +54,27 @@ export function checkProgressParams(params: unknown, features: ReadonlySet<strin
 }
 
 /** Operation-scoped requests carry the active parent (spec §4). */
+/** API 0.4 session services and the feature each needs (docs/api-0.4.md "Session services"). */
+export const SESSION_SERVICE_FEATURES: Readonly<Record<string, string>> = {
+  "composer/get": "composer",
+  "composer/set": "composer",
+  "composer/insert": "composer",
+  "session/append_entry": "session_entries",
+  "session/set_name": "session_entries",
+  "session/set_label": "session_entries",
+  "session/send_message": "message_injection",
+  "session/send_user_message": "message_injection",
+  "tools/set_active": "active_tools",
+  "session/wait_for_idle": "session_control_v1",
+  "session/create": "session_control_v1",
+  "session/fork": "session_control_v1",
+  "session/switch": "session_control_v1",
+  "session/reload": "session_control_v1",
+  "session/compact": "session_compaction_v1",
+};
+/** The session services answered while their parent is live (all but `session/compact`). */
+const SESSION_SERVICES = Object.keys(SESSION_SERVICE_FEATURES).filter((m) => m !== "session/compact");
+
 export const OPERATION_SCOPED = new Set([
   "confirmation/request",
   "input/request",
@@ -67,6 +88,7 @@ export const OPERATION_SCOPED = new Set([
   "agent/wait",
   "agent/interrupt",
   "agent/models",
+  ...SESSION_SERVICES,
 ]);
 
 /** Shapes the host cannot decode at all (fatal), for the API 0.2 service requests. */
@@ -121,6 +143,39 @@ export function checkServiceRequest(method: string, params: unknown, features: R
         if (problem) return `tools/register tool ${String(tool.name)}: ${problem}`;
       }
       return undefined;
+    case "composer/get":
+      return unknownKeys(params, ["parent_request_id", "resource_owner"]);
+    case "composer/set":
+    case "composer/insert":
+      return unknownKeys(params, ["parent_request_id", "resource_owner", "text"]) ?? (typeof params.text === "string" ? undefined : `${method} text must be a string`);
+    case "session/append_entry":
+      if (unknownKeys(params, ["parent_request_id", "resource_owner", "entry_type", "data"])) return `${method} has ${unknownKeys(params, ["parent_request_id", "resource_owner", "entry_type", "data"])}`;
+      if (typeof params.entry_type !== "string" || params.entry_type.trim() === "" || Buffer.byteLength(params.entry_type) > 128) return "session/append_entry entry_type must be 1-128 bytes";
+      return "data" in params ? undefined : "session/append_entry needs data";
+    case "session/set_name":
+      return unknownKeys(params, ["parent_request_id", "resource_owner", "name"]) ?? (typeof params.name === "string" ? undefined : "session/set_name name must be a string");
+    case "session/set_label":
+      return unknownKeys(params, ["parent_request_id", "resource_owner", "entry_id", "label"]) ?? (typeof params.entry_id === "string" && typeof params.label === "string" ? undefined : "session/set_label needs entry_id and label strings");
+    case "session/send_user_message":
+      return unknownKeys(params, ["parent_request_id", "resource_owner", "text"]) ?? (typeof params.text === "string" ? undefined : "session/send_user_message text must be a string");
+    case "session/send_message":
+      // Its params differ between octet revisions; the runtime never sends it (docs/api-0.4.md).
+      return "session/send_message has no shape every octet revision accepts";
+    case "tools/set_active": {
+      const names = params.names;
+      if (unknownKeys(params, ["parent_request_id", "resource_owner", "names"])) return `tools/set_active has ${unknownKeys(params, ["parent_request_id", "resource_owner", "names"])}`;
+      if (!Array.isArray(names) || names.length > 256 || names.some((n) => typeof n !== "string" || !/^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/.test(n))) return "tools/set_active names must be at most 256 identifiers";
+      return new Set(names).size === names.length ? undefined : "tools/set_active names must be unique";
+    }
+    case "session/wait_for_idle":
+    case "session/create":
+    case "session/fork":
+    case "session/reload":
+      return unknownKeys(params, ["parent_request_id", "resource_owner", "session_id"]) ?? (params.session_id === undefined || params.session_id === null ? undefined : "invalid session control parameters");
+    case "session/switch":
+      return unknownKeys(params, ["parent_request_id", "resource_owner", "session_id"]) ?? (typeof params.session_id === "string" && params.session_id !== "" && Buffer.byteLength(params.session_id) <= 256 ? undefined : "invalid session control parameters");
+    case "session/compact":
+      return unknownKeys(params, ["parent_request_id", "resource_owner", "custom_instructions"]) ?? (isObj(params.resource_owner) ? undefined : "session/compact requires resource_owner");
     case "tools/unregister":
       if ("parent_request_id" in params) return "tools/unregister must not carry parent_request_id";
       return Array.isArray(params.names) ? undefined : "tools/unregister names must be an array";

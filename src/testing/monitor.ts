@@ -80,6 +80,15 @@ export class HostMonitor {
     const violation = checkRequest(method, frame.params, this.manifest, features) ?? checkServiceRequest(method, frame.params, features);
     if (violation) return fatal(violation);
     const params = (frame.params ?? {}) as Obj;
+    if (method === "session/compact") {
+      // The reverse of the other services: octet refuses it while its parent is live.
+      const parentId = readUnsigned64(params, "parent_request_id");
+      if (parentId === undefined) return fatal("session/compact requires parent_request_id");
+      if (this.host.active(Number(parentId))) {
+        const message = "invalid_request: session/compact requires a settled parent; enqueue only after its successful reply, never await it inside a hook or command";
+        return { kind: "refuse", id: requestId, error: { code: ErrorCode.InvalidParams, message } };
+      }
+    }
     if (negotiatesFeatures(this.manifest.api_version) && OPERATION_SCOPED.has(method)) {
       const parentId = readUnsigned64(params, "parent_request_id");
       if (parentId === undefined) return fatal(`${method} requires parent_request_id`);

@@ -9,7 +9,20 @@ import { type Obj, V04 } from "../dispatch-fixture.ts";
 import { expectCleanStreams, startHost } from "../helpers.ts";
 
 /** What the runtime implements of octet 0.8.x's 0.4 offer, in offer order (required first). */
-const SELECTED = ["request_cancellation", "content_parts", "request_progress", "progress_decoration", "artifacts", "policy_intents", "dynamic_tools", "tool_prompt_metadata_v1"];
+const SELECTED = [
+  "request_cancellation",
+  "content_parts",
+  "request_progress",
+  "progress_decoration",
+  "artifacts",
+  "policy_intents",
+  "dynamic_tools",
+  "composer",
+  "session_entries",
+  "message_injection",
+  "active_tools",
+  "tool_prompt_metadata_v1",
+];
 
 describe("API 0.4 initialize", () => {
   test("octet 0.8.x's full 0.4 offer → version 0.4 echoed, only implemented features selected, closed protocol and limits", async () => {
