@@ -23,6 +23,7 @@ export type { SpawnAgentOptions, ModelSelection } from "./runtime/agents.ts";
 export type { CatalogUpdate } from "./runtime/catalog.ts";
 export type { PresentationSnapshot } from "./runtime/presentation/types.ts";
 export { MENU_STATES, type Menu, type MenuItem } from "./runtime/menu.ts";
+export { BLOB_SCHEMA, type BlobRef, isBlobRef } from "./runtime/bulk.ts";
 export { DIAGNOSTICS_KEY, type Diagnostic, type DiagnosticLocation, diagnosticSummary, validateDiagnostics } from "./runtime/diagnostics.ts";
 export { CancellationToken } from "./runtime/cancellation.ts";
 export { currentCancellation, currentRequestId } from "./runtime/scope.ts";

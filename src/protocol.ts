@@ -122,6 +122,7 @@ export const API04_FEATURES = [
   "active_tools",
   "session_control_v1",
   "session_compaction_v1",
+  "bulk_objects_v1",
 ] as const;
 /** Every feature this runtime implements. */
 export const SUPPORTED_FEATURES = [...API02_FEATURES, ...API04_FEATURES] as const;

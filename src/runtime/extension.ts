@@ -40,6 +40,8 @@ import * as contributions from "./contributions.ts";
 import type { ProgressEvent } from "./progress.ts";
 import * as services from "./services.ts";
 import * as sessionServices from "./session-services.ts";
+import * as bulk from "./bulk.ts";
+import type { BlobRef, BulkOffer } from "./bulk.ts";
 import type { PresentationSnapshot } from "./presentation.ts";
 import { PresentationPublisher } from "./presentation-publisher.ts";
 import type { FlagValue } from "./flags.ts";
@@ -276,6 +278,36 @@ export class Extension {
     reload: (options: { parentRequestId?: RequestId } = {}) => sessionServices.controlSession(this.services, "session/reload", undefined, options),
     compact: (options: { customInstructions?: string } = {}) => sessionServices.compactSession(this.services, options),
   };
+
+  /**
+   * Bulk objects (feature `bulk_objects_v1`, API 0.4; from a tool handler):
+   * `publish` writes bytes into a host transfer file and resolves to a
+   * `BlobRef` to return in the result (it becomes usable once the call
+   * succeeds); `read` returns a blob's verified bytes (at most `maxBytes`).
+   *
+   * @example
+   * const ref = await ext.bulk.publish(pngBytes, "image/png");
+   * return { content: "rendered", structured_content: { image: ref } };
+   */
+  readonly bulk = {
+    publish: (data: Uint8Array | string, mediaType: string) =>
+      this.bulkCall((offer, send) => bulk.publishBlob(offer, send, typeof data === "string" ? new TextEncoder().encode(data) : data, mediaType)),
+    read: (ref: BlobRef, options: { maxBytes: number }) => this.bulkCall((offer, send) => bulk.readBlob(offer, send, ref, options?.maxBytes)),
+  };
+
+  private bulkCall<T>(run: (offer: BulkOffer, send: bulk.BulkSend) => Promise<T>): Promise<T> {
+    try {
+      const live = this.services.initialized();
+      this.requireFeature("bulk_objects_v1");
+      const scope = currentScope();
+      if (scope?.method !== "tool/call") throw new Error("bulk objects are used from a tool handler (octet requires a live tool/call parent)");
+      const parent = this.parentFor(undefined);
+      const send: bulk.BulkSend = (method, params, detached) => live.hostRequests.request(method, { ...params, parent_request_id: parent }, detached ? undefined : scope.token);
+      return run(live.session.bulk!, send);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
 
   // ---- state -----------------------------------------------------------------
 

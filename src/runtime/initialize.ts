@@ -1,6 +1,7 @@
 import { ErrorCode, RpcError } from "../errors.ts";
 import { API04_FEATURES, negotiatesFeatures } from "../protocol.ts";
 import { readInteger } from "../wire/json.ts";
+import { type BulkOffer, readBulkOffer } from "./bulk.ts";
 import { type FlagValue, readFlagValues } from "./flags.ts";
 import { type Registry, wireDefinition } from "./registry.ts";
 import { isObject } from "./results.ts";
@@ -25,6 +26,8 @@ export interface Session {
   features: ReadonlySet<string>;
   concurrency: number;
   lifecycleEvents: string[];
+  /** The host's `local-file.v1` transfer offer, when `bulk_objects_v1` was negotiated. */
+  bulk?: BulkOffer;
   /** CLI flag values (API 0.2 and 0.4; empty on 0.1). */
   flags: Readonly<Record<string, FlagValue>>;
 }
@@ -60,6 +63,7 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
   let concurrency = 1;
   let lifecycleEvents: string[] = [];
   let flags: Readonly<Record<string, FlagValue>> = Object.freeze(Object.create(null));
+  let bulk: BulkOffer | undefined;
   if (negotiatesFeatures(api)) {
     flags = readFlagValues(params, contributes);
     const protocol = params.protocol;
@@ -90,6 +94,11 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
       features.push(feature);
     }
     features = features.filter((f) => FEATURE_NEEDS[f] === undefined || seen.has(FEATURE_NEEDS[f]!));
+    // Bulk objects only with an offer this runtime can use (octet sends one whenever it offers the feature).
+    if (features.includes("bulk_objects_v1")) {
+      bulk = readBulkOffer(protocol.bulk_objects_v1);
+      if (!bulk) features = features.filter((f) => f !== "bulk_objects_v1");
+    }
     if (seen.has("lifecycle_events")) lifecycleEvents = [...registry.lifecycle.keys()].sort();
   }
 
@@ -107,7 +116,7 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
   }
   return {
     result,
-    session: { api, params, contributes, features: new Set(features), concurrency, lifecycleEvents, flags },
+    session: { api, params, contributes, features: new Set(features), concurrency, lifecycleEvents, flags, ...(bulk ? { bulk } : {}) },
   };
 }
 

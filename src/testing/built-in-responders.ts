@@ -1,6 +1,7 @@
 /** octet's own answers to extension requests no test scripted (the coding product's defaults). */
 
 import { ErrorCode } from "../errors.ts";
+import { BulkRefusal, type HostBulkStore } from "./bulk-store.ts";
 import type { HostManifest } from "./manifest.ts";
 import { errorReply, type Responder } from "./responders.ts";
 
@@ -13,7 +14,18 @@ export interface HostCatalog {
 }
 
 /** The built-in responder for `method`. */
-export function builtInResponder(method: string, manifest: HostManifest, catalog: HostCatalog): Responder {
+export function builtInResponder(method: string, manifest: HostManifest, catalog: HostCatalog, bulk?: HostBulkStore): Responder {
+  if (method.startsWith("bulk/")) {
+    return (params) => {
+      if (!bulk) return errorReply(ErrorCode.ServerError, "unsupported_feature", { code: "unsupported_feature" });
+      try {
+        return bulk.answer(method, params);
+      } catch (error) {
+        if (!(error instanceof BulkRefusal)) throw error;
+        return errorReply(ErrorCode.ServerError, error.code, { code: error.code });
+      }
+    };
+  }
   if (method === "tools/register" || method === "tools/unregister") {
     return (params) => {
       const names = new Set(catalog.catalogTools);

@@ -56,7 +56,7 @@ function hookFeatures04(manifest: HostManifest): string[] {
 export const RESOURCE_REFS_LIMITS = { max_records: 256, max_registrations_per_parent: 32 } as const;
 
 /** Initialize params built from the manifest, as octet sends them. */
-export function initializeParams(manifest: HostManifest, workspace: string, options: Pick<TestHostOptions, "octetVersion" | "offer" | "flags">): Obj {
+export function initializeParams(manifest: HostManifest, workspace: string, options: Pick<TestHostOptions, "octetVersion" | "offer" | "flags">, bulk?: Obj): Obj {
   const m = manifest;
   const contributes: Obj = {
     tools: m.contributes.tools,
@@ -101,9 +101,10 @@ export function initializeParams(manifest: HostManifest, workspace: string, opti
     params.protocol = {
       version: "0.4",
       required_features: offer.required ?? REQUIRED_FEATURES,
-      optional_features: offer.optional ?? hookFeatures04(m),
+      optional_features: offer.optional ?? [...hookFeatures04(m), ...(bulk ? ["bulk_objects_v1"] : [])],
       limits: { max_concurrent_requests: offer.maxConcurrentRequests ?? 64, resource_refs_v1: { ...RESOURCE_REFS_LIMITS } },
     };
+    if (bulk) (params.protocol as Obj).bulk_objects_v1 = bulk;
   }
   return params;
 }

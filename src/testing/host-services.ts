@@ -71,6 +71,10 @@ export const SESSION_SERVICE_FEATURES: Readonly<Record<string, string>> = {
   "session/switch": "session_control_v1",
   "session/reload": "session_control_v1",
   "session/compact": "session_compaction_v1",
+  "bulk/write": "bulk_objects_v1",
+  "bulk/commit": "bulk_objects_v1",
+  "bulk/read": "bulk_objects_v1",
+  "bulk/release": "bulk_objects_v1",
 };
 /** The session services answered while their parent is live (all but `session/compact`). */
 const SESSION_SERVICES = Object.keys(SESSION_SERVICE_FEATURES).filter((m) => m !== "session/compact");

@@ -98,6 +98,9 @@ export class HostMonitor {
         return { kind: "refuse", id: requestId, error };
       }
       parent.children.add(requestId);
+      if (method.startsWith("bulk/") && parent.method !== "tool/call") {
+        return { kind: "refuse", id: requestId, error: { code: ErrorCode.ServerError, message: "blob_unavailable", data: { code: "blob_unavailable" } } };
+      }
       const ownerBound = method === "artifact/publish" || method === "secret/get" || method.startsWith("agent/");
       if (ownerBound && parent.method !== "tool/call" && parent.method !== "command/execute") {
         return { kind: "refuse", id: requestId, error: { code: ErrorCode.ServiceUnavailable, message: `${method} requires a host-owned session context` } };

@@ -14,6 +14,12 @@ export interface TestHostOptions {
    * values of the wrong type are refused.
    */
   flags?: Record<string, boolean | string | number>;
+  /**
+   * API 0.4: offer `bulk_objects_v1` with a private `local-file.v1` transfer
+   * directory, as a host with bulk storage configured does (default false,
+   * as octet without it). `TestHost.bulk` holds the committed blobs.
+   */
+  bulk?: boolean;
   /** Timeout for each host request in ms (default 30 000, as octet). */
   requestTimeoutMs?: number;
   /** Add a `bun` to PATH when there is none (default true; false to test bundles that must not need Bun). */

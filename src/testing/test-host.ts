@@ -2,6 +2,7 @@ import { wireId, type RequestId } from "../wire/ids.ts";
 import { readUnsigned64 } from "../wire/json.ts";
 import { MAX_MESSAGE_BYTES } from "../wire/limits.ts";
 import { builtInResponder } from "./built-in-responders.ts";
+import { HostBulkStore } from "./bulk-store.ts";
 import { HostConnection } from "./connection.ts";
 import { ExtensionProcess } from "./extension-process.ts";
 import { HostViolation, ReplyError } from "./host-errors.ts";
@@ -63,6 +64,9 @@ export class TestHost {
   private readonly monitor: HostMonitor;
   private readonly responders: Responders;
 
+  /** The host's bulk objects when started with `bulk: true` on API 0.4 (its transfer directory and committed blobs). */
+  readonly bulk: HostBulkStore | undefined;
+
   private constructor(
     readonly manifest: HostManifest,
     readonly workspace: string,
@@ -82,7 +86,8 @@ export class TestHost {
     });
     this.violations = this.monitor.violations;
     this.diagnostics = this.monitor.diagnostics;
-    this.responders = new Responders((method) => builtInResponder(method, manifest, this));
+    if (options.bulk && manifest.api_version === "0.4") this.bulk = new HostBulkStore();
+    this.responders = new Responders((method) => builtInResponder(method, manifest, this, this.bulk));
     const drained = Promise.all([
       readStdout(child.stdout, (event) => this.onStdout(event)),
       readStderr(child.stderr, (line) => this.onStderrLine(line)),
@@ -136,7 +141,7 @@ export class TestHost {
 
   /** Initialize params built from the manifest, as octet sends them (spec §3.1). */
   initializeParams(): Obj {
-    return initializeParams(this.manifest, this.workspace, this.options);
+    return initializeParams(this.manifest, this.workspace, this.options, this.bulk?.offer());
   }
 
   /** Send `initialize` (id 1) and validate the reply as octet does. Returns the result. */

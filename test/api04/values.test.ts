@@ -174,3 +174,54 @@ describe("API 0.4 hooks", () => {
     expect(await host.shutdown()).toBe(0);
   });
 });
+
+describe("bulk objects (bulk_objects_v1, local-file.v1)", () => {
+  const call = async (host: TestHost, name: string, args: Obj) => ((await host.callTool(name, args)) as { content: { text: string }[]; is_error: boolean });
+
+  test("publish writes the host's file and commits it; read returns the verified bytes; every ticket and lease is released", async () => {
+    const host = await started({ bulk: true });
+    expect(host.initializeParams().protocol).toMatchObject({ bulk_objects_v1: { profile: "local-file.v1", transfer_directory: host.bulk!.directory } });
+    const text = "ünïcode payload ".repeat(1000);
+    const published = await call(host, "blob_publish", { text, media_type: "text/plain; charset=utf-8" });
+    expect(published.is_error).toBe(false);
+    const ref = JSON.parse(published.content[0]!.text);
+    expect(ref).toMatchObject({ bytes: Buffer.byteLength(text), digest: { algorithm: "sha256", value: new Bun.CryptoHasher("sha256").update(text).digest("hex") }, media_type: "text/plain; charset=utf-8" });
+    expect(new TextDecoder().decode(host.bulk!.blob(ref.$blob))).toBe(text);
+    expect((await call(host, "blob_read", { ref, max: 1 << 20 })).content[0]!.text).toBe(text);
+    // Bounded by the reader: a blob over maxBytes is refused before any lease is taken.
+    expect((await call(host, "blob_read", { ref, max: 10 })).content[0]!.text).toBe(`blob of ${ref.bytes} bytes exceeds maxBytes 10`);
+    expect(host.bulk!.outstanding()).toBe(0);
+    expect(await host.shutdown()).toBe(0);
+    expect(host.violations).toEqual([]);
+  });
+
+  test("a locator that is a symlink, or not one plain file name, is refused; nothing outside is written; the ticket is released", async () => {
+    const host = await started({ bulk: true });
+    const { mkdtempSync, symlinkSync, writeFileSync, readFileSync } = await import("node:fs");
+    const outside = `${mkdtempSync("/tmp/octet-outside-")}/victim.txt`;
+    writeFileSync(outside, "untouched");
+    let locator = "";
+    const released: unknown[] = [];
+    host.onRequest("bulk/write", (params) => {
+      if (locator === "link") symlinkSync(outside, `${host.bulk!.directory}/link`);
+      return { ticket: "t-evil", profile: "local-file.v1", locator, capacity: params.capacity };
+    });
+    host.onRequest("bulk/release", (params) => (released.push(params.id), { released: true }));
+    for (locator of ["link", "../victim.txt", "a/b", "."]) {
+      const result = await call(host, "blob_publish", { text: "overwrite" });
+      const why = locator === "link" ? /^storage_unavailable: cannot open the transfer file: .*(ELOOP|symbolic link)/i : /^refusing transfer locator /;
+      expect({ locator, is_error: result.is_error, why: why.test(result.content[0]!.text) || result.content[0]!.text }).toEqual({ locator, is_error: true, why: true });
+    }
+    expect(readFileSync(outside, "utf8")).toBe("untouched");
+    expect(released).toEqual(["t-evil", "t-evil", "t-evil", "t-evil"]);
+    expect(host.extensionFrames().filter((f) => f.method === "bulk/commit")).toEqual([]);
+    expect(await host.shutdown()).toBe(0);
+  });
+
+  test("without the offer (octet without bulk storage) the feature is not negotiated and publish is -32601", async () => {
+    const host = await started();
+    const result = await call(host, "blob_publish", { text: "x" });
+    expect(result).toMatchObject({ is_error: true, content: [{ text: "API 0.4 feature is not negotiated: bulk_objects_v1" }] });
+    expect(await host.shutdown()).toBe(0);
+  });
+});

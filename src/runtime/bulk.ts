@@ -1,0 +1,179 @@
+/**
+ * Immutable bulk objects (`bulk_objects_v1`, API 0.4; docs/api-0.4.md "Bulk
+ * objects"): bytes too large for a frame travel through files octet creates
+ * in a private transfer directory (profile `local-file.v1`), and a `BlobRef`
+ * names them in arguments and results. The runtime opens only the file the
+ * host named, as a single path component, without following symlinks, and
+ * only a regular file with one link; it checks sizes and SHA-256 digests and
+ * always releases the ticket or lease.
+ */
+import { isObject } from "../check.ts";
+import { ErrorCode, RpcError } from "../errors.ts";
+import type { JsonObject } from "./types.ts";
+
+/** A committed blob: `{"$blob", bytes, digest: {algorithm: "sha256", value}, media_type}`. */
+export interface BlobRef {
+  $blob: string;
+  bytes: number;
+  digest: { algorithm: "sha256"; value: string };
+  media_type: string;
+}
+
+/** The host's `protocol.bulk_objects_v1` offer. */
+export interface BulkOffer {
+  profile: "local-file.v1";
+  transfer_directory: string;
+  limits: { object_bytes: number; owner_bytes: number; write_tickets_per_generation: number; read_leases_per_generation: number; blobs_per_owner: number };
+}
+
+const PROFILE = "local-file.v1";
+const LIMIT_KEYS = ["object_bytes", "owner_bytes", "write_tickets_per_generation", "read_leases_per_generation", "blobs_per_owner"] as const;
+const SHA256 = /^[0-9a-f]{64}$/;
+const MEDIA_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:\s*;\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+=(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+|"[^"\\\x00-\x1f\x7f]*"))*$/;
+/** A locator is one path component: graphic ASCII, no separators or drive colons, not `.` or `..`. */
+const LOCATOR = /^[!-~]{1,255}$/;
+
+const invalidReply = (method: string) => new RpcError(ErrorCode.InternalError, `invalid ${method} response`);
+const fs = (): typeof import("node:fs") => require("node:fs");
+
+/** The offer, checked (`undefined` when it is not a `local-file.v1` offer this runtime can use). */
+export function readBulkOffer(value: unknown): BulkOffer | undefined {
+  if (!isObject(value) || value.profile !== PROFILE || typeof value.transfer_directory !== "string" || !value.transfer_directory.startsWith("/")) return undefined;
+  const limits = value.limits;
+  if (!isObject(limits) || LIMIT_KEYS.some((key) => !Number.isSafeInteger(limits[key]) || (limits[key] as number) <= 0)) return undefined;
+  return value as unknown as BulkOffer;
+}
+
+/** Whether `value` is a well-formed BlobRef. */
+export function isBlobRef(value: unknown): value is BlobRef {
+  if (!isObject(value) || Object.keys(value).length !== 4) return false;
+  const { $blob: id, bytes, digest, media_type: mediaType } = value;
+  return (
+    typeof id === "string" &&
+    id.length >= 1 &&
+    id.length <= 128 &&
+    Number.isSafeInteger(bytes) &&
+    (bytes as number) >= 0 &&
+    isObject(digest) &&
+    Object.keys(digest).length === 2 &&
+    digest.algorithm === "sha256" &&
+    typeof digest.value === "string" &&
+    SHA256.test(digest.value) &&
+    typeof mediaType === "string" &&
+    mediaType.length <= 255 &&
+    MEDIA_TYPE.test(mediaType)
+  );
+}
+
+/** The closed JSON Schema of a BlobRef, for `parameters` and `outputSchema`. */
+export const BLOB_SCHEMA: JsonObject = {
+  type: "object",
+  properties: {
+    $blob: { type: "string", minLength: 1, maxLength: 128 },
+    bytes: { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    digest: {
+      type: "object",
+      properties: { algorithm: { const: "sha256" }, value: { type: "string", pattern: "^[0-9a-f]{64}$" } },
+      required: ["algorithm", "value"],
+      additionalProperties: false,
+    },
+    media_type: { type: "string", minLength: 1, maxLength: 255 },
+  },
+  required: ["$blob", "bytes", "digest", "media_type"],
+  additionalProperties: false,
+};
+
+/** Sends one bulk request under the calling tool call (`detached`: not cancelled with it, for releases). */
+export type BulkSend = (method: string, params: JsonObject, detached?: boolean) => Promise<unknown>;
+
+/**
+ * Write `data` into a fresh host file and commit it: resolves to the
+ * provisional BlobRef, which becomes usable once the calling tool call
+ * succeeds with it in its result. The ticket is released on any failure.
+ */
+export async function publishBlob(offer: BulkOffer, send: BulkSend, data: Uint8Array, mediaType: string): Promise<BlobRef> {
+  if (!(data instanceof Uint8Array)) throw new Error("blob data must be bytes (a Uint8Array or a string)");
+  if (typeof mediaType !== "string" || mediaType.length > 255 || !MEDIA_TYPE.test(mediaType)) throw new Error(`${JSON.stringify(mediaType)} is not a media type`);
+  if (data.length > offer.limits.object_bytes) throw new Error(`blob of ${data.length} bytes exceeds the host's ${offer.limits.object_bytes}-byte object limit`);
+  const ticket = await send("bulk/write", { profile: PROFILE, capacity: data.length, media_type: mediaType });
+  if (!isObject(ticket) || typeof ticket.ticket !== "string" || ticket.profile !== PROFILE || typeof ticket.locator !== "string" || ticket.capacity !== data.length) throw invalidReply("bulk/write");
+  let committed = false;
+  try {
+    writeTransferFile(offer, ticket.locator, data);
+    const digest = new Bun.CryptoHasher("sha256").update(data).digest("hex");
+    const ref = await send("bulk/commit", { ticket: ticket.ticket, bytes: data.length, digest: { algorithm: "sha256", value: digest } });
+    committed = true;
+    if (!isBlobRef(ref) || ref.bytes !== data.length || ref.digest.value !== digest || ref.media_type !== mediaType) throw invalidReply("bulk/commit");
+    return ref;
+  } finally {
+    // A committed ticket is consumed by the host; any other is given back.
+    if (!committed) await send("bulk/release", { id: ticket.ticket }, true).catch(() => {});
+  }
+}
+
+/**
+ * Read a blob's bytes through a read lease: at most `maxBytes`, verified
+ * against the reference's size and SHA-256 before they are returned. The
+ * lease is always released.
+ */
+export async function readBlob(offer: BulkOffer, send: BulkSend, ref: BlobRef, maxBytes: number): Promise<Uint8Array> {
+  if (!isBlobRef(ref)) throw new Error("not a BlobRef");
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) throw new Error("maxBytes must be a non-negative safe integer");
+  if (ref.bytes > maxBytes) throw new Error(`blob of ${ref.bytes} bytes exceeds maxBytes ${maxBytes}`);
+  const lease = await send("bulk/read", { profile: PROFILE, blob: ref });
+  if (!isObject(lease) || typeof lease.lease !== "string") throw invalidReply("bulk/read");
+  try {
+    if (lease.profile !== PROFILE || typeof lease.locator !== "string" || lease.bytes !== ref.bytes) throw invalidReply("bulk/read");
+    const data = readTransferFile(offer, lease.locator, ref.bytes);
+    if (new Bun.CryptoHasher("sha256").update(data).digest("hex") !== ref.digest.value) throw new RpcError(ErrorCode.ServerError, "integrity_mismatch: blob bytes do not match their digest");
+    return data;
+  } finally {
+    await send("bulk/release", { id: lease.lease }, true).catch(() => {});
+  }
+}
+
+/** Open the host's file `locator` in the transfer directory, never following a symlink. */
+function openTransferFile(offer: BulkOffer, locator: string, write: boolean): number {
+  if (!LOCATOR.test(locator) || locator === "." || locator === ".." || /[/\\:]/.test(locator)) throw new RpcError(ErrorCode.ServerError, `refusing transfer locator ${JSON.stringify(locator)}: not one plain file name`);
+  const { constants } = fs();
+  const flags = (write ? constants.O_WRONLY : constants.O_RDONLY) | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  let fd: number;
+  try {
+    fd = fs().openSync(`${offer.transfer_directory}/${locator}`, flags);
+  } catch (error) {
+    throw new RpcError(ErrorCode.ServerError, `storage_unavailable: cannot open the transfer file: ${(error as Error).message}`);
+  }
+  const stat = fs().fstatSync(fd);
+  if (!stat.isFile() || stat.nlink !== 1) {
+    fs().closeSync(fd);
+    throw new RpcError(ErrorCode.ServerError, "refusing the transfer file: not a regular file with exactly one link");
+  }
+  return fd;
+}
+
+function writeTransferFile(offer: BulkOffer, locator: string, data: Uint8Array): void {
+  const fd = openTransferFile(offer, locator, true);
+  try {
+    fs().ftruncateSync(fd, 0);
+    for (let offset = 0; offset < data.length; ) offset += fs().writeSync(fd, data, offset, data.length - offset);
+    fs().fsyncSync(fd);
+  } finally {
+    fs().closeSync(fd);
+  }
+}
+
+function readTransferFile(offer: BulkOffer, locator: string, bytes: number): Uint8Array {
+  const fd = openTransferFile(offer, locator, false);
+  try {
+    if (fs().fstatSync(fd).size !== bytes) throw new RpcError(ErrorCode.ServerError, "size_mismatch: the transfer file does not hold the blob's size");
+    const data = new Uint8Array(bytes);
+    for (let offset = 0; offset < bytes; ) {
+      const n = fs().readSync(fd, data, offset, bytes - offset, offset);
+      if (n === 0) throw new RpcError(ErrorCode.ServerError, "size_mismatch: the transfer file ended early");
+      offset += n;
+    }
+    return data;
+  } finally {
+    fs().closeSync(fd);
+  }
+}
