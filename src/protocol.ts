@@ -35,19 +35,33 @@ export const LEGACY_HOOKS = ["before_prompt", "after_response", "before_tool_cal
 /** Hooks only API 0.2 has. */
 export const API02_HOOKS = ["provider_retry", "before_persistence", "post_mutation"] as const;
 /** API 0.4 hooks this runtime implements, each with its same-named feature (docs/api-0.4.md "Hooks"). */
-export const API04_HOOKS = ["cache_warming_decision", "compaction_strategy"] as const;
+export const API04_HOOKS = [
+  "cache_warming_decision",
+  "compaction_strategy",
+  "session_before_compact",
+  "session_compact",
+  "session_before_tree",
+  "session_tree",
+  "model_turn_start",
+  "model_turn_end",
+] as const;
+/** The feature each 0.4 hook needs; octet fails initialize when a declared one is not negotiated. */
+export const API04_HOOK_FEATURES: Readonly<Record<(typeof API04_HOOKS)[number], string>> = {
+  cache_warming_decision: "cache_warming_decision",
+  compaction_strategy: "compaction_strategy",
+  session_before_compact: "session_entries",
+  session_compact: "session_entries",
+  session_before_tree: "session_entries",
+  session_tree: "session_entries",
+  model_turn_start: "session_entries",
+  model_turn_end: "session_entries",
+};
 /**
  * API 0.4 hooks octet knows that this runtime does not implement: they need
  * features it does not negotiate (`session_entries`, `resource_paths_v1`,
  * `pipeline_hooks_v1`), without which octet fails initialize.
  */
 export const API04_UNSUPPORTED_HOOKS = [
-  "model_turn_start",
-  "model_turn_end",
-  "session_before_compact",
-  "session_compact",
-  "session_before_tree",
-  "session_tree",
   "provider_context",
   "resources_discover",
   "before_provider_request",

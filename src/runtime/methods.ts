@@ -6,6 +6,7 @@ import type { Registry, ToolEntry } from "./registry.ts";
 import * as results from "./results.ts";
 import { isObject } from "./results.ts";
 import { menuResult } from "./menu.ts";
+import { checkSessionLeaf, SESSION_HOOKS, sessionHookResult } from "./session-hooks.ts";
 import type { HandlerContext, HookName, JsonObject, Surface } from "./types.ts";
 
 /** What a host-method handler needs besides its request. */
@@ -134,6 +135,10 @@ const hookRun: Method = (env, raw, ctx) => {
   if (!handler && hook === "compaction_strategy") throw new RpcError(ErrorCode.InternalError, "compaction_strategy is declared but no handler returns compaction_frames");
   if (!handler) return results.hookResult(null);
   const payload = params.payload === undefined ? {} : params.payload;
+  if ((SESSION_HOOKS as readonly string[]).includes(hook)) {
+    checkSessionLeaf(params);
+    return guarded(env, "hook handler failed", { hook }, () => handler(payload as never, ctx), (value) => sessionHookResult(hook, value));
+  }
   const typed = TYPED_HOOK_FIELDS[hook as HookName];
   return guarded(env, "hook handler failed", { hook }, () => handler(payload as never, ctx), (value) => results.hookResult(value, typed, payload));
 };

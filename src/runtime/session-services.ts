@@ -10,6 +10,7 @@ import { ErrorCode, RpcError } from "../errors.ts";
 import { IDENT } from "../protocol.ts";
 import type { RequestId } from "../wire/ids.ts";
 import { currentScope } from "./scope.ts";
+import { nextGrant, useGrant } from "./session-hooks.ts";
 import type { ServiceHost } from "./services.ts";
 import type { JsonObject } from "./types.ts";
 
@@ -73,8 +74,18 @@ export const entries = {
     const encoded = JSON.stringify(data);
     if (encoded === undefined) throw new Error("entry data must be JSON");
     if (bytes(encoded) > ENTRY_DATA_BYTES) throw new Error(`entry data is ${bytes(encoded)} JSON bytes; limit is ${ENTRY_DATA_BYTES}`);
-    const reply = await request(host, "session_entries", "session/append_entry", { entry_type: entryType, data }, options);
+    // Inside a session-operation hook with a grant, the append goes through the session leaf.
+    const scope = currentScope();
+    const grant = nextGrant(scope);
+    if (grant === null) throw new RpcError(ErrorCode.InvalidRequest, "this hook's session_leaf grant is used up (the host returned no successor)");
+    const params: JsonObject = { entry_type: entryType, data };
+    if (grant) params.session_leaf = grant;
+    const reply = await request(host, "session_entries", "session/append_entry", params, options);
     if (!isObject(reply) || typeof reply.entry_id !== "string") throw invalidReply("session/append_entry");
+    if (grant) {
+      if (reply.head !== reply.entry_id || !("successor" in reply)) throw invalidReply("session/append_entry");
+      useGrant(scope!, reply.successor);
+    }
     return reply.entry_id;
   },
   async setName(host: ServiceHost, name: string, options: Options = {}): Promise<void> {

@@ -147,6 +147,18 @@ export interface HookPayloads {
   };
   /** API 0.4: compact `text` for a vision model; answer `compaction_frames` (base64 PNGs). */
   compaction_strategy: { model_id: string; text: string };
+  /** API 0.4 (`session_entries`): before a compaction; may `cancel` or `replace_compaction`. */
+  session_before_compact: { kind: "before_compact"; reason: "manual" | "threshold" | "overflow"; first_kept: string; preparation: JsonObject; branch_entries: JsonObject[]; custom_instructions: string | null };
+  /** API 0.4 (`session_entries`): a compaction was committed (observation). */
+  session_compact: JsonObject & { kind: "compacted" | "compaction_callback" };
+  /** API 0.4 (`session_entries`): before moving in the session tree; may `cancel`. */
+  session_before_tree: { kind: "before_tree"; target_id: string | null; old_head: string | null };
+  /** API 0.4 (`session_entries`): the session head moved (observation). */
+  session_tree: { kind: "tree"; old_head: string | null; new_head: string | null };
+  /** API 0.4 (`session_entries`): a model turn starts (observation). */
+  model_turn_start: { kind: "model_turn_start"; run_id: string; turn_index: number; timestamp_ms: number };
+  /** API 0.4 (`session_entries`): a model turn ended (observation). */
+  model_turn_end: { kind: "model_turn_end"; run_id: string; turn_index: number; timestamp_ms: number; assistant_entry: JsonObject; tool_result_entries: JsonObject[] };
 }
 export type HookName = keyof HookPayloads;
 

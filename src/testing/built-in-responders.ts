@@ -60,8 +60,14 @@ function defaultReply(method: string, params: Obj, manifest: HostManifest): { re
         : { error: { code: ErrorCode.InvalidParams, message: "secret name is not declared by this extension" } };
     case "composer/get":
       return { result: { text: "" } };
-    case "session/append_entry":
-      return { result: { entry_id: `entry-${crypto.randomUUID()}` } };
+    case "session/append_entry": {
+      const entryId = `entry-${crypto.randomUUID()}`;
+      if (!params.session_leaf) return { result: { entry_id: entryId } };
+      // A leaf append: the head moves to the new entry and a fresh single-use grant follows.
+      const leaf = params.session_leaf as Obj;
+      const successor = { grant_id: [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join(""), activation_epoch: leaf.activation_epoch, operation_id: leaf.operation_id };
+      return { result: { entry_id: entryId, head: entryId, successor } };
+    }
     case "session/wait_for_idle":
     case "session/create":
     case "session/fork":

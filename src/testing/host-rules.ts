@@ -50,6 +50,8 @@ export function checkResponseEnvelope(frame: Obj): string | undefined {
   return undefined;
 }
 
+const SESSION_OPERATION_HOOKS = ["session_before_compact", "session_compact", "session_before_tree", "session_tree", "model_turn_start", "model_turn_end"];
+
 /** Features the host refuses without another (octet 0.8.x `negotiation.rs`; only `approvals` exists on octet 0.8.0's 0.2). */
 const FEATURE_NEEDS: [string, string][] = [
   ["approvals", "policy_intents"],
@@ -96,6 +98,7 @@ export function checkInitializeResult(result: unknown, manifest: HostManifest, o
     for (const hook of ["compaction_strategy", "cache_warming_decision"]) {
       if (manifest.contributes.hooks.includes(hook) && !features.includes(hook)) return `${hook} hook requires negotiated ${hook} feature`;
     }
+    if (SESSION_OPERATION_HOOKS.some((hook) => manifest.contributes.hooks.includes(hook)) && !features.includes("session_entries")) return "session operation hooks require negotiated session_entries";
     const events = p.lifecycle_events ?? [];
     if (!Array.isArray(events)) return "protocol.lifecycle_events must be an array";
     if (events.length > 0 && !features.includes("lifecycle_events")) return "lifecycle_events subscriptions without the feature";

@@ -153,7 +153,8 @@ export function checkServiceRequest(method: string, params: unknown, features: R
     case "composer/insert":
       return unknownKeys(params, ["parent_request_id", "resource_owner", "text"]) ?? (typeof params.text === "string" ? undefined : `${method} text must be a string`);
     case "session/append_entry":
-      if (unknownKeys(params, ["parent_request_id", "resource_owner", "entry_type", "data"])) return `${method} has ${unknownKeys(params, ["parent_request_id", "resource_owner", "entry_type", "data"])}`;
+      if (unknownKeys(params, ["parent_request_id", "resource_owner", "entry_type", "data", "session_leaf"])) return `${method} has ${unknownKeys(params, ["parent_request_id", "resource_owner", "entry_type", "data", "session_leaf"])}`;
+      if (params.session_leaf !== undefined && (!isObj(params.session_leaf) || unknownKeys(params.session_leaf, ["grant_id", "activation_epoch", "operation_id"]))) return "session/append_entry session_leaf must be {grant_id, activation_epoch, operation_id}";
       if (typeof params.entry_type !== "string" || params.entry_type.trim() === "" || Buffer.byteLength(params.entry_type) > 128) return "session/append_entry entry_type must be 1-128 bytes";
       return "data" in params ? undefined : "session/append_entry needs data";
     case "session/set_name":

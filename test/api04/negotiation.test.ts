@@ -69,8 +69,8 @@ describe("API 0.4 initialize", () => {
     };
     const reply = await host.request("initialize", params);
     expect(reply.error).toBeUndefined();
-    // session_control_v1 is implemented (octet offers it with a session lifecycle service); bulk_objects_v1 is not.
-    expect(reply.result).toMatchObject({ api_version: "0.4", protocol: { version: "0.4", features: [...SELECTED, "session_control_v1"], limits: { max_concurrent_requests: 3 } } });
+    // Both extra offers are implemented: bulk_objects_v1 (its offer object is usable) and session_control_v1.
+    expect(reply.result).toMatchObject({ api_version: "0.4", protocol: { version: "0.4", features: [...SELECTED, "bulk_objects_v1", "session_control_v1"], limits: { max_concurrent_requests: 3 } } });
     expect(await host.callTool("echo", { text: "after 0.4 init" })).toBeDefined();
     expect(await host.shutdown()).toBe(0);
     expectCleanStreams(host);

@@ -11,7 +11,8 @@ import { expectCleanStreams } from "../helpers.ts";
 
 type Obj = Record<string, unknown>;
 const dir = (v: string) => new URL(`../fixtures/sessions/sessions-v${v}`, import.meta.url).pathname;
-const CONTROL = ["session_control_v1", "session_compaction_v1"];
+// The 0.4 fixture declares session hooks, which octet refuses to start without session_entries.
+const CONTROL = ["session_entries", "session_control_v1", "session_compaction_v1"];
 const text = (result: unknown) => (result as { content: { text: string }[] }).content[0]!.text;
 
 async function started(options: Parameters<typeof TestHost.start>[1] = {}, v = "04"): Promise<TestHost> {
@@ -60,7 +61,7 @@ describe("API 0.4 session services", () => {
   });
 
   test("without the feature (a host that does not offer it, or API 0.2) a service is -32601 and nothing is sent", async () => {
-    const bare = await started({ offer: { optional: ["request_progress"] } });
+    const bare = await started({ offer: { optional: ["request_progress", "session_entries"] } });
     expect(JSON.parse(text(await bare.callTool("nudge")))).toEqual({ error: -32601, message: "API 0.4 feature is not negotiated: message_injection" });
     expect(await bare.shutdown()).toBe(0);
     const old = await started({}, "02");
@@ -93,5 +94,46 @@ describe("API 0.4 session services", () => {
     expect(sent(host, "session/compact").length).toBe(1);
     expect(await host.shutdown()).toBe(0);
     expect(host.violations).toEqual([]);
+  });
+});
+
+describe("API 0.4 session-operation hooks", () => {
+  const leaf = (grant = "a".repeat(64)) => ({ grant_id: grant, activation_epoch: 3, operation_id: "op-1" });
+  const run = (host: TestHost, hook: string, payload: Obj, extra: Obj = {}) => host.request("hook/run", { hook, payload, context: host.executionContext({ resource_owner: host.resourceOwner }), ...extra });
+
+  test("declared session hooks make session_entries required; before_compact may replace or cancel", async () => {
+    const host = await TestHost.start(dir("04"));
+    const result = await host.initialize();
+    expect((result.protocol as Obj).features).toContain("session_entries");
+    const replace = await run(host, "session_before_compact", { kind: "before_compact", reason: "manual", first_kept: "e-7", preparation: {}, branch_entries: [], custom_instructions: null });
+    expect(replace.result).toEqual({ disposition: { action: "continue" }, context: [], notifications: [], session_operation: { action: "replace_compaction", replacement: { summary: "handoff notes", first_kept: "e-7" } } });
+    const cancel = await run(host, "session_before_compact", { kind: "before_compact", reason: "overflow", first_kept: "e-7", preparation: {}, branch_entries: [], custom_instructions: null });
+    expect((cancel.result as Obj).session_operation).toEqual({ action: "cancel" });
+    expect(await host.shutdown()).toBe(0);
+    expect(host.violations).toEqual([]);
+  });
+
+  test("appends inside a hook use its session_leaf grant, then each successor", async () => {
+    const host = await TestHost.start(dir("04"));
+    await host.initialize();
+    const reply = await run(host, "session_before_compact", { kind: "before_compact", reason: "threshold", first_kept: "e-1", preparation: {}, branch_entries: [], custom_instructions: null }, { session_leaf: { ...leaf(), owner: host.resourceOwner, expected_head: null } });
+    expect(reply.error).toBeUndefined();
+    const appends = sent(host, "session/append_entry");
+    expect(appends[0]!.session_leaf).toEqual(leaf());
+    expect(appends[1]!.session_leaf).toMatchObject({ activation_epoch: 3, operation_id: "op-1" });
+    expect((appends[1]!.session_leaf as Obj).grant_id).not.toBe("a".repeat(64));
+    expect(await host.shutdown()).toBe(0);
+    expect(host.violations).toEqual([]);
+  });
+
+  test("observations may only continue, session hooks add no context, and a malformed grant is -32602", async () => {
+    const host = await TestHost.start(dir("04"));
+    await host.initialize();
+    const turn = { kind: "model_turn_end", run_id: "run:1", turn_index: 99, timestamp_ms: 1, assistant_entry: {}, tool_result_entries: [] };
+    expect((await run(host, "model_turn_end", turn)).error).toEqual({ code: -32603, message: "invalid session hook result: model_turn_end may not return cancel" });
+    expect((await run(host, "model_turn_end", { ...turn, turn_index: 1 })).result).toEqual({ disposition: { action: "continue" }, context: [], notifications: [] });
+    expect((await run(host, "session_tree", { kind: "tree", old_head: "a", new_head: "bad" })).error).toEqual({ code: -32603, message: "invalid session hook result: session hooks cannot add prompt context" });
+    expect((await run(host, "session_tree", { kind: "tree", old_head: "a", new_head: "b" }, { session_leaf: { grant_id: "XYZ", activation_epoch: 1, operation_id: "o" } })).error).toEqual({ code: -32602, message: "invalid session_leaf grant" });
+    expect(await host.shutdown()).toBe(0);
   });
 });

@@ -121,6 +121,10 @@ describe("gen: flags, shortcuts and the menu", () => {
       const dir = project("bad", `name = "bad"\nversion = "0.1.0"\napi_version = "0.4"\n\n${tables}`);
       expect(() => loadAuthorManifest(dir)).toThrow(pattern);
     }
+    const hooks = (api: string, hook: string) => project("hooks", `name = "hooks"\nversion = "0.1.0"\napi_version = "${api}"\n\n[contributes]\nhooks = ["${hook}"]\n`);
+    expect(() => loadAuthorManifest(hooks("0.2", "session_tree"))).toThrow(/contributes\.hooks: session_tree requires api_version 0\.4/);
+    expect(() => loadAuthorManifest(hooks("0.4", "resources_discover"))).toThrow(/contributes\.hooks: resources_discover is an API 0\.4 hook this SDK does not implement yet/);
+    expect(loadAuthorManifest(hooks("0.4", "cache_warming_decision")).contributes.hooks).toEqual(["cache_warming_decision"]);
     const old = project("old", `name = "old"\nversion = "0.1.0"\napi_version = "0.1"\n\n[flags.verbose]\ntype = "boolean"\ndefault = false\n`);
     expect(() => loadAuthorManifest(old)).toThrow(/flags: CLI flags require api_version 0\.2 or later/);
   });

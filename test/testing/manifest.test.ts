@@ -89,6 +89,7 @@ describe("loadManifest: octet's extension.toml rules (spec §2)", () => {
     ["a non-boolean flag", BASE + '[contributes]\nnotifications = "yes"\n', "contributes.notifications must be a boolean"],
     ["presentation on 0.1", set("api_version", '"0.1"') + "[contributes]\npresentation = true\n", "`contributes.presentation` requires api_version 0.2"],
     ["flags on 0.1", set("api_version", '"0.1"') + "[contributes]\nflags = []\n", "contributes.flags requires api_version 0.2"],
+    ["an API 0.4 hook on 0.2", BASE + '[contributes]\nhooks = ["model_turn_start"]\n', "model_turn_start requires extension API 0.4"],
     ["invalid TOML", BASE + "[contributes\n", /^invalid TOML: /],
   ];
   for (const [title, text, message] of cases) {
