@@ -24,6 +24,7 @@ export type { CatalogUpdate } from "./runtime/catalog.ts";
 export type { PresentationSnapshot } from "./runtime/presentation/types.ts";
 export { MENU_STATES, type Menu, type MenuItem } from "./runtime/menu.ts";
 export { BLOB_SCHEMA, type BlobRef, isBlobRef } from "./runtime/bulk.ts";
+export { isResourceRef, type OperationDescriptor, type ResourceRef, type ResourceType } from "./runtime/resources.ts";
 export { DIAGNOSTICS_KEY, type Diagnostic, type DiagnosticLocation, diagnosticSummary, validateDiagnostics } from "./runtime/diagnostics.ts";
 export { CancellationToken } from "./runtime/cancellation.ts";
 export { currentCancellation, currentRequestId } from "./runtime/scope.ts";

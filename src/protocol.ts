@@ -137,6 +137,9 @@ export const API04_FEATURES = [
   "session_control_v1",
   "session_compaction_v1",
   "bulk_objects_v1",
+  // Selected only when the extension registered a resource type.
+  "resource_refs_v1",
+  "operation_descriptors_v1",
 ] as const;
 /** Every feature this runtime implements. */
 export const SUPPORTED_FEATURES = [...API02_FEATURES, ...API04_FEATURES] as const;

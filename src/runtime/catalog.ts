@@ -135,7 +135,7 @@ export interface DynamicToolDefinition {
 }
 
 /** `tools/register`: add or replace tools. */
-export function registerTools(catalog: ToolCatalog, send: Send, api: ApiVersion, definitions: DynamicToolDefinition[], promptMetadata = false): Promise<CatalogUpdate> {
+export function registerTools(catalog: ToolCatalog, send: Send, api: ApiVersion, definitions: DynamicToolDefinition[], features: ReadonlySet<string> = new Set()): Promise<CatalogUpdate> {
   const entries = checkDynamicDefinitions(definitions, api);
   return catalog.mutate(
     (current) => {
@@ -143,7 +143,7 @@ export function registerTools(catalog: ToolCatalog, send: Send, api: ApiVersion,
       for (const entry of entries) next.set(entry.definition.name, entry);
       return next;
     },
-    () => send("tools/register", { tools: entries.map((e) => wireDefinition(e.definition, promptMetadata)) }),
+    () => send("tools/register", { tools: entries.map((e) => wireDefinition(e.definition, features)) }),
   );
 }
 

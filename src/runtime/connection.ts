@@ -52,7 +52,7 @@ class ActiveRequest extends CancellationToken {
   /** Last `$/progress` sequence sent for it (sequences start at 1). */
   progressSequence = 0;
   /** Callbacks for after the reply (see `RequestScope.afterReply`); rare, so made on first use. */
-  replied: ((succeeded: boolean) => void)[] | undefined;
+  replied: ((succeeded: boolean, result: unknown) => void)[] | undefined;
 
   constructor(
     readonly id: RequestId,
@@ -62,7 +62,7 @@ class ActiveRequest extends CancellationToken {
     super();
   }
 
-  afterReply(callback: (succeeded: boolean) => void): void {
+  afterReply(callback: (succeeded: boolean, result: unknown) => void): void {
     if (this.settled) throw new Error("the request has already been answered");
     (this.replied ??= []).push(callback);
   }
@@ -377,7 +377,8 @@ export class Connection {
     this.scheduler.release();
     // A tool result with is_error is a failure of the operation, like an error reply.
     const succeeded = encoded && "result" in outcome && !(isObject(outcome.result) && outcome.result.is_error === true);
-    for (const callback of replied.splice(0)) callback(succeeded);
+    const result = "result" in outcome ? outcome.result : undefined;
+    for (const callback of replied.splice(0)) callback(succeeded, result);
   }
 
   /** Like {@link writeReply}; false when the outcome could not be encoded (-32603 was sent instead). */

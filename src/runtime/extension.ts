@@ -42,6 +42,7 @@ import * as services from "./services.ts";
 import * as sessionServices from "./session-services.ts";
 import * as bulk from "./bulk.ts";
 import type { BlobRef, BulkOffer } from "./bulk.ts";
+import { isResourceRef, makeResourceType, type ResourceRef, type ResourceType } from "./resources.ts";
 import type { PresentationSnapshot } from "./presentation.ts";
 import { PresentationPublisher } from "./presentation-publisher.ts";
 import type { FlagValue } from "./flags.ts";
@@ -280,6 +281,66 @@ export class Extension {
   };
 
   /**
+   * Declare a nominal resource type (API 0.4): values of it can be exported
+   * as opaque refs that octet tracks (`resource_refs_v1`), and `dispose` runs
+   * once when octet retires one. Register types before the tools that name
+   * them in `operation`; `type.schema` is the ref's schema for `parameters`
+   * and `outputSchema`.
+   *
+   * @example
+   * const Db = ext.resourceType<Database>("db.connection", { dispose: (db) => db.close() });
+   */
+  resourceType<T>(name: string, options: { dispose?: (value: T) => void | Promise<void> } = {}): ResourceType<T> {
+    const type = makeResourceType<T>(name, options.dispose);
+    this.registry.addResourceType(type);
+    return type;
+  }
+
+  /**
+   * Resources (API 0.4, `resource_refs_v1`; see `resourceType`). From a tool
+   * handler: `export` registers a value and resolves to its provisional ref
+   * (return it at a declared output path; it becomes active when the call
+   * succeeds, and is retired otherwise); `resolve` gives the value behind an
+   * active ref of a type (undefined for anything else); `release` retires one.
+   */
+  readonly resources = {
+    export: <T>(type: ResourceType<T>, value: T): Promise<ResourceRef> => this.exportResource(type, value),
+    resolve: <T>(ref: unknown, type: ResourceType<T>): T | undefined => this.registry.resources.resolve(ref, type),
+    release: (ref: ResourceRef): Promise<{ retired: true; cleanup: string }> => this.releaseResource(ref),
+  };
+
+  private exportedUnder = new WeakSet<object>();
+
+  private async exportResource<T>(type: ResourceType<T>, value: T): Promise<ResourceRef> {
+    const live = this.services.initialized();
+    this.requireFeature("resource_refs_v1");
+    if (this.registry.resourceTypes.get(type?.name) !== type) throw new Error("export a value of a type registered with ext.resourceType");
+    const scope = currentScope();
+    if (scope?.method !== "tool/call" || !scope.afterReply) throw new Error("resources are exported from a tool handler (octet requires a live tool/call parent)");
+    const parent = scope.id;
+    const ref = await live.hostRequests.request("resource/register", { parent_request_id: this.parentFor(undefined), type: type.name }, scope.token);
+    if (!isResourceRef(ref) || ref.type !== type.name) throw new RpcError(ErrorCode.InternalError, "invalid resource/register response");
+    this.registry.resources.add(parent, ref, type, value);
+    if (!this.exportedUnder.has(scope)) {
+      this.exportedUnder.add(scope);
+      scope.afterReply((succeeded, result) => this.registry.resources.settle(parent, succeeded, result));
+    }
+    return ref;
+  }
+
+  private async releaseResource(ref: ResourceRef): Promise<{ retired: true; cleanup: string }> {
+    const live = this.services.initialized();
+    this.requireFeature("resource_refs_v1");
+    if (!isResourceRef(ref)) throw new Error("not a ResourceRef");
+    const scope = currentScope();
+    if (scope?.method !== "tool/call") throw new Error("resources are released from a tool handler (octet requires a live tool/call parent)");
+    const reply = await live.hostRequests.request("resource/release", { parent_request_id: this.parentFor(undefined), resource: ref }, scope.token);
+    if (!isObject(reply) || reply.retired !== true || typeof reply.cleanup !== "string") throw new RpcError(ErrorCode.InternalError, "invalid resource/release response");
+    this.registry.resources.retire(ref);
+    return reply as { retired: true; cleanup: string };
+  }
+
+  /**
    * Bulk objects (feature `bulk_objects_v1`, API 0.4; from a tool handler):
    * `publish` writes bytes into a host transfer file and resolves to a
    * `BlobRef` to return in the result (it becomes usable once the call
@@ -504,7 +565,7 @@ export class Extension {
    * await ext.registerTools([{ name: "search", description: "Search", parameters: schema, handler: search }]);
    */
   registerTools(definitions: DynamicToolDefinition[]): Promise<CatalogUpdate> {
-    return this.mutateCatalog((live, send) => catalog.registerTools(live.catalog, send, this.apiVersion, definitions, live.session.features.has("tool_prompt_metadata_v1")));
+    return this.mutateCatalog((live, send) => catalog.registerTools(live.catalog, send, this.apiVersion, definitions, live.session.features));
   }
 
   /** Register one tool; see {@link Extension.registerTools}. */

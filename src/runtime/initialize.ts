@@ -3,6 +3,7 @@ import { API04_FEATURES, negotiatesFeatures } from "../protocol.ts";
 import { readInteger } from "../wire/json.ts";
 import { type BulkOffer, readBulkOffer } from "./bulk.ts";
 import { type FlagValue, readFlagValues } from "./flags.ts";
+import { RESOURCE_LIMITS } from "./resources.ts";
 import { type Registry, wireDefinition } from "./registry.ts";
 import { isObject } from "./results.ts";
 import type { ApiVersion, JsonObject } from "./types.ts";
@@ -89,12 +90,14 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
     for (const feature of [...required, ...optional]) {
       if (seen.has(feature) || !options.supportedFeatures.has(feature)) continue;
       if (api !== "0.4" && (API04_FEATURES as readonly string[]).includes(feature)) continue;
+      if ((feature === "resource_refs_v1" || feature === "operation_descriptors_v1") && registry.resourceTypes.size === 0) continue;
       if (feature === "lifecycle_events" && registry.lifecycle.size === 0) continue;
       seen.add(feature);
       features.push(feature);
     }
     features = features.filter((f) => FEATURE_NEEDS[f] === undefined || seen.has(FEATURE_NEEDS[f]!));
     // Bulk objects only with an offer this runtime can use (octet sends one whenever it offers the feature).
+    if (features.includes("resource_refs_v1") && !exactResourceLimits(limits.resource_refs_v1)) throw invalid("unsupported resource registry limits");
     if (features.includes("bulk_objects_v1")) {
       bulk = readBulkOffer(protocol.bulk_objects_v1);
       if (!bulk) features = features.filter((f) => f !== "bulk_objects_v1");
@@ -104,11 +107,13 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
 
   const result: JsonObject = {
     api_version: api,
-    tools: [...registry.tools.values()].map((t) => wireDefinition(t.definition, features.includes("tool_prompt_metadata_v1"))),
+    tools: [...registry.tools.values()].map((t) => wireDefinition(t.definition, features)),
     commands: [...registry.commands.values()].map((c) => c.definition),
   };
   if (negotiatesFeatures(api)) {
-    const protocol: JsonObject = { version: api, features, limits: { max_concurrent_requests: concurrency } };
+    const limits: JsonObject = { max_concurrent_requests: concurrency };
+    if (features.includes("resource_refs_v1")) limits.resource_refs_v1 = { ...RESOURCE_LIMITS };
+    const protocol: JsonObject = { version: api, features, limits };
     if (lifecycleEvents.length > 0) protocol.lifecycle_events = lifecycleEvents;
     result.protocol = protocol;
     // octet requires the manifest's shortcuts back, in order; none declared, none sent (docs/api-0.4.md "Shortcuts").
@@ -150,6 +155,10 @@ function declaredShortcuts(contributes: JsonObject, registered: string[]): unkno
     throw invalid("registered shortcuts do not match manifest declarations", { declared: names, registered });
   }
   return declared;
+}
+
+function exactResourceLimits(value: unknown): boolean {
+  return isObject(value) && Object.keys(value).length === 2 && value.max_records === RESOURCE_LIMITS.max_records && value.max_registrations_per_parent === RESOURCE_LIMITS.max_registrations_per_parent;
 }
 
 function featureList(protocol: JsonObject, key: string): string[] {

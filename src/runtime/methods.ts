@@ -188,6 +188,12 @@ const shortcutExecute: Method = (env, raw, ctx) => {
   return guarded(env, "shortcut handler failed", { shortcut: name }, () => handler(params as never, ctx), results.commandResult);
 };
 
+/** `resource/dispose` (API 0.4, `resource_refs_v1`): the runtime runs the types' disposers. */
+const resourceDispose: Method = (env, raw) => {
+  if (!env.session.features.has("resource_refs_v1")) throw notFound("resource/dispose requires negotiated resource_refs_v1");
+  return env.registry.resources.dispose(raw);
+};
+
 /** Host request methods the runtime answers through the worker pool. */
 export const METHODS: Readonly<Record<string, Method>> = {
   "tool/call": toolCall,
@@ -198,4 +204,5 @@ export const METHODS: Readonly<Record<string, Method>> = {
   "tool/render": toolRender,
   "menu/collect": menuCollect,
   "shortcut/execute": shortcutExecute,
+  "resource/dispose": resourceDispose,
 };

@@ -2,6 +2,7 @@ import { isNonBlankString, isObject, isOneOf } from "../check.ts";
 import { API02_HOOKS, API04_HOOKS, API04_UNSUPPORTED_HOOKS, hookApi, IDENT as SHORTCUT_NAME, LEGACY_HOOKS, LIFECYCLE_METHODS, type LifecycleMethod, MAX_CATALOG_TOOLS, SURFACES } from "../protocol.ts";
 import type { ArgumentValidator } from "./arguments.ts";
 import { checkOutputSchema } from "./structured/output-schema.ts";
+import { type OperationDescriptor, operationWire, ResourceRegistry, type ResourceType } from "./resources.ts";
 import type {
   ApiVersion,
   CommandDefinition,
@@ -47,6 +48,8 @@ export interface ToolRegistration {
   promptSnippet?: string;
   /** API 0.4: up to 16 guidelines for the system prompt (each ≤ 1 KiB). */
   promptGuidelines?: string[];
+  /** API 0.4: where the arguments and result carry resource refs (register the types first). */
+  operation?: OperationDescriptor;
 }
 
 const PROMPT_TEXT_BYTES = 1024;
@@ -75,10 +78,22 @@ export function promptMetadataProblem(snippet: unknown, guidelines: unknown): st
   return undefined;
 }
 
-/** The definition sent to octet: prompt metadata only where `tool_prompt_metadata_v1` was negotiated. */
-export function wireDefinition(definition: ToolDefinition, promptMetadata: boolean): ToolDefinition {
-  if (promptMetadata || (definition.prompt_snippet === undefined && definition.prompt_guidelines === undefined)) return definition;
-  const { prompt_snippet: _snippet, prompt_guidelines: _guidelines, ...plain } = definition;
+/**
+ * The definition sent to octet: prompt metadata only where
+ * `tool_prompt_metadata_v1` was negotiated, the operation descriptor only
+ * where `operation_descriptors_v1` was (octet rejects either otherwise).
+ */
+export function wireDefinition(definition: ToolDefinition, features: ReadonlySet<string> | readonly string[]): ToolDefinition {
+  const has = (feature: string) => (Array.isArray(features) ? features.includes(feature) : (features as ReadonlySet<string>).has(feature));
+  const prompt = (definition.prompt_snippet !== undefined || definition.prompt_guidelines !== undefined) && !has("tool_prompt_metadata_v1");
+  const operation = definition.operation !== undefined && !has("operation_descriptors_v1");
+  if (!prompt && !operation) return definition;
+  const plain: ToolDefinition = { ...definition };
+  if (prompt) {
+    delete plain.prompt_snippet;
+    delete plain.prompt_guidelines;
+  }
+  if (operation) delete plain.operation;
   return plain;
 }
 
@@ -91,6 +106,9 @@ export class Registry {
   readonly renderers = new Map<string, RendererHandler>();
   readonly lifecycle = new Map<LifecycleMethod, LifecycleHandler>();
   readonly shortcuts = new Map<string, ShortcutHandler>();
+  /** Resource types (`ext.resourceType`) and the values behind the refs of this process. */
+  readonly resourceTypes = new Map<string, ResourceType<any>>();
+  readonly resources = new ResourceRegistry();
   contextHandler: ContextHandler | undefined;
   menuHandler: MenuHandler | undefined;
   shutdownHandler: ShutdownHandler | undefined;
@@ -130,6 +148,10 @@ export class Registry {
       if (definition.promptSnippet !== undefined) wire.prompt_snippet = definition.promptSnippet;
       if (definition.promptGuidelines !== undefined) wire.prompt_guidelines = [...definition.promptGuidelines];
     }
+    if (definition.operation !== undefined) {
+      if (this.apiVersion !== "0.4") throw new Error(`tool \`${name}\`: operation descriptors require extension API 0.4`);
+      wire.operation = operationWire(definition.operation, this.resourceTypes, name);
+    }
     if (validate !== undefined && typeof validate !== "function") throw new Error(`tool \`${name}\`: validate must be a function (args) => issues | null`);
     this.tools.set(name, validate === undefined ? { definition: wire, handler } : { definition: wire, handler, validate });
   }
@@ -156,6 +178,13 @@ export class Registry {
     if (since === "0.4" && this.apiVersion !== "0.4") throw new Error(`hook \`${name}\` requires extension API 0.4`);
     if (this.hooks.has(name)) throw new Error(`hook \`${name}\` is already registered`);
     this.hooks.set(name, handler);
+  }
+
+  addResourceType(type: ResourceType<any>): void {
+    this.open("resource type");
+    if (this.apiVersion !== "0.4") throw new Error(`resource type ${type.name}: resources require extension API 0.4`);
+    if (this.resourceTypes.has(type.name)) throw new Error(`resource type ${type.name} is already registered`);
+    this.resourceTypes.set(type.name, type);
   }
 
   setMenu(handler: MenuHandler): void {

@@ -10,7 +10,7 @@ export interface RequestScope {
   /** The request's params as the host sent them. */
   readonly params?: unknown;
   /** Run `callback` once the request's reply was handed to the writer (`succeeded`: a result, not an error or an `is_error` tool result). */
-  afterReply?(callback: (succeeded: boolean) => void): void;
+  afterReply?(callback: (succeeded: boolean, result: unknown) => void): void;
 }
 
 // Created on first use: loading node:async_hooks costs ~1 ms, which would

@@ -194,6 +194,8 @@ export interface ToolDefinition {
   prompt_snippet?: string;
   /** API 0.4 (`tool_prompt_metadata_v1`): usage guidelines octet adds to the system prompt. */
   prompt_guidelines?: string[];
+  /** API 0.4 (`operation_descriptors_v1`): resource input and output paths. */
+  operation?: JsonObject;
 }
 
 /** A command definition as sent in the initialize reply (spec §6.4). */

@@ -14,7 +14,17 @@ export interface HostCatalog {
 }
 
 /** The built-in responder for `method`. */
-export function builtInResponder(method: string, manifest: HostManifest, catalog: HostCatalog, bulk?: HostBulkStore): Responder {
+export function builtInResponder(method: string, manifest: HostManifest, catalog: HostCatalog, bulk?: HostBulkStore, resources?: HostResources): Responder {
+  if (method === "resource/register" || method === "resource/release") {
+    return (params) => {
+      const answer = resources?.answer(method, params);
+      if (!answer || "refused" in answer) {
+        const code = answer?.refused ?? "unsupported_feature";
+        return errorReply(ErrorCode.ServerError, code, { code });
+      }
+      return answer.result;
+    };
+  }
   if (method.startsWith("bulk/")) {
     return (params) => {
       if (!bulk) return errorReply(ErrorCode.ServerError, "unsupported_feature", { code: "unsupported_feature" });
@@ -40,6 +50,30 @@ export function builtInResponder(method: string, manifest: HostManifest, catalog
     const reply = defaultReply(method, params, manifest);
     return "error" in reply ? errorReply(reply.error.code, reply.error.message) : reply.result;
   };
+}
+
+/**
+ * octet's resource registry as far as the test host plays it: tokens it
+ * mints (`r` + 80 hex), at most 32 provisional per parent and 256 records,
+ * and releases; `TestHost.disposeResources` sends the disposals.
+ */
+export class HostResources {
+  readonly issued = new Map<string, { type: string; parent: number; released: boolean }>();
+
+  answer(method: string, params: Obj): { result: unknown } | { refused: string } {
+    if (method === "resource/register") {
+      const parent = Number(params.parent_request_id);
+      if (this.issued.size >= 256 || [...this.issued.values()].filter((r) => r.parent === parent).length >= 32) return { refused: "quota_exceeded" };
+      const token = `r${[...crypto.getRandomValues(new Uint8Array(40))].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+      this.issued.set(token, { type: String(params.type), parent, released: false });
+      return { result: { $resource: token, type: params.type } };
+    }
+    const ref = params.resource as Obj;
+    const record = this.issued.get(String(ref.$resource));
+    if (!record || record.released || record.type !== ref.type) return { refused: "resource_unavailable" };
+    record.released = true;
+    return { result: { retired: true, cleanup: "pending" } };
+  }
 }
 
 function defaultReply(method: string, params: Obj, manifest: HostManifest): { result: unknown } | { error: { code: number; message: string } } {

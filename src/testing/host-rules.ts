@@ -107,8 +107,14 @@ export function checkInitializeResult(result: unknown, manifest: HostManifest, o
   for (const tool of tools) {
     if (!isObj(tool)) return "tool definition must be an object";
     const promptMetadata = features.includes("tool_prompt_metadata_v1");
-    const bad = keysWithin(tool, promptMetadata ? ["name", "description", "parameters", "output_schema", "prompt_snippet", "prompt_guidelines"] : ["name", "description", "parameters", "output_schema"]);
-    if (bad) return `tool definition has ${bad}${promptMetadata ? "" : " (prompt metadata needs negotiated tool_prompt_metadata_v1)"}`;
+    const keys = ["name", "description", "parameters", "output_schema"];
+    if (promptMetadata) keys.push("prompt_snippet", "prompt_guidelines");
+    if (features.includes("operation_descriptors_v1")) keys.push("operation");
+    const bad = keysWithin(tool, keys);
+    if (bad) return `tool definition has ${bad} (prompt metadata and operations need their negotiated features)`;
+    if ("operation" in tool && isObj(tool.operation) && ((tool.operation.resource_inputs as unknown[])?.length || (tool.operation.resource_outputs as unknown[])?.length) && !features.includes("resource_refs_v1")) {
+      return `tool ${String(tool.name)}: resource-bearing operations need negotiated resource_refs_v1`;
+    }
     const promptProblem = promptMetadataProblem(tool.prompt_snippet, tool.prompt_guidelines);
     if (promptProblem) return `tool ${String(tool.name)}: ${promptProblem}`;
     if (typeof tool.name !== "string" || !IDENT.test(tool.name)) return `tool name ${JSON.stringify(tool.name)} is invalid`;

@@ -75,6 +75,8 @@ export const SESSION_SERVICE_FEATURES: Readonly<Record<string, string>> = {
   "bulk/commit": "bulk_objects_v1",
   "bulk/read": "bulk_objects_v1",
   "bulk/release": "bulk_objects_v1",
+  "resource/register": "resource_refs_v1",
+  "resource/release": "resource_refs_v1",
 };
 /** The session services answered while their parent is live (all but `session/compact`). */
 const SESSION_SERVICES = Object.keys(SESSION_SERVICE_FEATURES).filter((m) => m !== "session/compact");
@@ -181,6 +183,12 @@ export function checkServiceRequest(method: string, params: unknown, features: R
       return unknownKeys(params, ["parent_request_id", "resource_owner", "session_id"]) ?? (typeof params.session_id === "string" && params.session_id !== "" && Buffer.byteLength(params.session_id) <= 256 ? undefined : "invalid session control parameters");
     case "session/compact":
       return unknownKeys(params, ["parent_request_id", "resource_owner", "custom_instructions"]) ?? (isObj(params.resource_owner) ? undefined : "session/compact requires resource_owner");
+    case "resource/register":
+      return unknownKeys(params, ["parent_request_id", "type"]) ?? (typeof params.type === "string" && /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/.test(params.type) ? undefined : "resource/register type must be a nominal type name");
+    case "resource/release": {
+      const ref = params.resource;
+      return unknownKeys(params, ["parent_request_id", "resource"]) ?? (isObj(ref) && Object.keys(ref).length === 2 && typeof ref.$resource === "string" && typeof ref.type === "string" ? undefined : "resource/release resource must be a ResourceRef");
+    }
     case "tools/unregister":
       if ("parent_request_id" in params) return "tools/unregister must not carry parent_request_id";
       return Array.isArray(params.names) ? undefined : "tools/unregister names must be an array";

@@ -98,6 +98,9 @@ export class HostMonitor {
         return { kind: "refuse", id: requestId, error };
       }
       parent.children.add(requestId);
+      if (method.startsWith("resource/") && parent.method !== "tool/call") {
+        return { kind: "refuse", id: requestId, error: { code: ErrorCode.ServerError, message: "resource_unavailable", data: { code: "resource_unavailable" } } };
+      }
       if (method.startsWith("bulk/") && parent.method !== "tool/call") {
         return { kind: "refuse", id: requestId, error: { code: ErrorCode.ServerError, message: "blob_unavailable", data: { code: "blob_unavailable" } } };
       }

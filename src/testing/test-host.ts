@@ -1,7 +1,7 @@
 import { wireId, type RequestId } from "../wire/ids.ts";
 import { readUnsigned64 } from "../wire/json.ts";
 import { MAX_MESSAGE_BYTES } from "../wire/limits.ts";
-import { builtInResponder } from "./built-in-responders.ts";
+import { builtInResponder, HostResources } from "./built-in-responders.ts";
 import { HostBulkStore } from "./bulk-store.ts";
 import { HostConnection } from "./connection.ts";
 import { ExtensionProcess } from "./extension-process.ts";
@@ -64,6 +64,9 @@ export class TestHost {
   private readonly monitor: HostMonitor;
   private readonly responders: Responders;
 
+  /** The resource refs this host minted (API 0.4, `resource_refs_v1`), by token. */
+  readonly resources = new HostResources();
+
   /** The host's bulk objects when started with `bulk: true` on API 0.4 (its transfer directory and committed blobs). */
   readonly bulk: HostBulkStore | undefined;
 
@@ -87,7 +90,7 @@ export class TestHost {
     this.violations = this.monitor.violations;
     this.diagnostics = this.monitor.diagnostics;
     if (options.bulk && manifest.api_version === "0.4") this.bulk = new HostBulkStore();
-    this.responders = new Responders((method) => builtInResponder(method, manifest, this, this.bulk));
+    this.responders = new Responders((method) => builtInResponder(method, manifest, this, this.bulk, this.resources));
     const drained = Promise.all([
       readStdout(child.stdout, (event) => this.onStdout(event)),
       readStderr(child.stderr, (line) => this.onStderrLine(line)),
@@ -228,6 +231,22 @@ export class TestHost {
     } catch (error) {
       throw new HostViolation(`octet would reject this menu: ${(error as Error).message.replace(/^menu handler returned an invalid menu: /, "")}`);
     }
+  }
+
+  /**
+   * `resource/dispose` for `refs` (reason "retired"), as octet sends it for
+   * retired records; the reply must report each one `completed` or `failed`,
+   * else octet ends the process generation ({@link HostViolation}).
+   */
+  async disposeResources(refs: Obj[]): Promise<{ resource: Obj; status: string }[]> {
+    const reply = (await this.call("resource/dispose", { resources: refs, reason: "retired" })) as Obj;
+    const results = Array.isArray(reply?.results) ? (reply.results as Obj[]) : undefined;
+    const ok = results?.length === refs.length && results.every((r, i) => JSON.stringify(r.resource) === JSON.stringify(refs[i]) && (r.status === "completed" || r.status === "failed"));
+    if (!ok) {
+      this.fatal("resource/dispose reply does not report every resource completed or failed");
+      throw new HostViolation("octet would end the generation: resource/dispose reply does not report every resource completed or failed");
+    }
+    return results as { resource: Obj; status: string }[];
   }
 
   /** `shortcut/execute`, as octet sends it when the user presses a declared shortcut's key. */
