@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * `octet-extension gen | check | build | call`: the author's command line.
+ * `octet-extension gen | check | build | call | conformance`: the author's command line.
  * Run from the extension directory (the one holding manifest.toml), or pass
  * `--dir DIR`. Errors are one line each; `--debug` adds the stack.
  */
@@ -14,6 +14,9 @@ const USAGE = `usage: octet-extension <command> [--dir DIR] [--debug] ...
                              type-check and compile a standalone bundle into dist/NAME/ (+ .tar.gz, SHA256SUMS)
   call TOOL [JSON]           start the extension under the test host and call a tool (exit 1 on is_error)
   call /COMMAND [ARGS...]    ... or run a command
+  conformance [-- CMD ARGS...]
+                             probe the extension (or CMD, with DIR's extension.toml) as octet would: framing,
+                             stdout purity, initialize, cancellation, 64 in flight, shutdown, EOF (exit 1 on a failure)
 `;
 
 function option(args: string[], name: string): string | undefined {
@@ -31,7 +34,7 @@ function flag(args: string[], name: string): boolean {
   return i !== -1;
 }
 
-async function main(args: string[]): Promise<number> {
+async function main(args: string[], commandLine: string[] | undefined): Promise<number> {
   const command = args.shift();
   const dir = resolve(option(args, "--dir") ?? ".");
   const log = (message: string) => console.error(message);
@@ -68,6 +71,10 @@ async function main(args: string[]): Promise<number> {
       const { call } = await import("./call.ts");
       return await call(dir, args, (line) => console.log(line));
     }
+    case "conformance": {
+      const { conformance } = await import("./conformance.ts");
+      return await conformance(dir, commandLine, (line) => console.log(line));
+    }
     default:
       console.error(USAGE);
       return command === undefined || command === "help" || command === "--help" ? 0 : 2;
@@ -75,9 +82,12 @@ async function main(args: string[]): Promise<number> {
 }
 
 const argv = process.argv.slice(2);
+// Everything after `--` is a command line (conformance), never options of ours.
+const separator = argv.indexOf("--");
+const commandLine = separator === -1 ? undefined : argv.splice(separator).slice(1);
 const debug = flag(argv, "--debug");
 try {
-  process.exit(await main(argv));
+  process.exit(await main(argv, commandLine));
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof ToolError) console.error(`error: ${message}`);

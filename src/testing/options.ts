@@ -20,6 +20,12 @@ export interface TestHostOptions {
    * as octet without it). `TestHost.bulk` holds the committed blobs.
    */
   bulk?: boolean;
+  /**
+   * Launch this command line instead of the manifest's `[entrypoint]` (as
+   * the conformance check does for `-- CMD ARGS…`); it is resolved and staged
+   * as octet stages an entry point.
+   */
+  entrypoint?: { command: string; args?: string[] };
   /** Timeout for each host request in ms (default 30 000, as octet). */
   requestTimeoutMs?: number;
   /** Add a `bun` to PATH when there is none (default true; false to test bundles that must not need Bun). */

@@ -109,7 +109,8 @@ export class TestHost {
 
   /** Launch the extension whose `extension.toml` is at `manifestPath` (file or directory). */
   static async start(manifestPath: string, options: TestHostOptions = {}): Promise<TestHost> {
-    const manifest = loadManifest(manifestPath);
+    const loaded = loadManifest(manifestPath);
+    const manifest = options.entrypoint ? { ...loaded, entrypoint: { ...loaded.entrypoint, command: options.entrypoint.command, args: options.entrypoint.args ?? [] } } : loaded;
     flagValues(manifest, options.flags); // octet refuses unknown flags before it starts anything
     const workspace = options.workspace ?? temporaryDirectory("octet-workspace-");
     const child = ExtensionProcess.launch(manifest, { workspace, env: options.env, addBunToPath: options.addBunToPath, scratch: options.scratch });

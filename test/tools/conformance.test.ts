@@ -1,0 +1,65 @@
+/**
+ * `octet-extension conformance`, end to end: the CLI against our examples and
+ * the conformance fixture (every probe passes or is skipped with a reason),
+ * and against a deliberately broken extension written in Python without an
+ * SDK (the probes it breaks fail, and the exit status is 1).
+ */
+import { describe, expect, test } from "bun:test";
+
+const REPO = new URL("../../", import.meta.url).pathname;
+const CLI = `${REPO}codegen/cli.ts`;
+
+function conformance(args: string[]): { code: number; lines: string[] } {
+  const run = Bun.spawnSync([process.execPath, CLI, "conformance", ...args], { cwd: REPO, stdout: "pipe", stderr: "pipe" });
+  return { code: run.exitCode ?? -1, lines: run.stdout.toString().trim().split("\n") };
+}
+
+/** `VERDICT name` for every probe line. */
+const verdicts = (lines: string[]) => Object.fromEntries(lines.filter((l) => /^(PASS|FAIL|SKIP) /.test(l)).map((l) => [l.slice(6, 28).trim(), l.slice(0, 4)]));
+
+describe("octet-extension conformance", () => {
+  for (const [dir, skipped] of [
+    ["examples/hello-world", ["cancellation"]],
+    ["examples/git-tools", ["cancellation"]],
+    ["examples/local-model-workflow", ["cancellation", "64 in flight"]],
+    ["examples/caffeinate", ["cancellation", "64 in flight"]],
+    ["examples/dynamic-catalog", []],
+    ["examples/typescript-hello", []],
+  ] as [string, string[]][]) {
+    // Skipped: API 0.1 has no cancellation; an extension with no tool has nothing to call.
+    test(`${dir}: every probe passes${skipped.length ? ` (${skipped.join(", ")} skipped)` : ""}`, () => {
+      const { code, lines } = conformance(["--dir", dir]);
+      const table = verdicts(lines);
+      expect(Object.keys(table).length).toBe(10);
+      for (const [name, verdict] of Object.entries(table)) expect({ name, verdict }).toEqual({ name, verdict: skipped.includes(name) ? "SKIP" : "PASS" });
+      expect(lines.at(-1)).toBe(`10 checks: ${10 - skipped.length} passed, 0 failed, ${skipped.length} skipped`);
+      expect(code).toBe(0);
+    }, 60_000);
+  }
+
+  for (const version of ["v02", "v04"]) {
+    test(`the conformance fixture (${version}): everything passes but 64 in flight, which its spec caps at 16 admitted requests`, () => {
+      const { code, lines } = conformance(["--dir", `test/fixtures/conformance/${version}/octet-conformance-fixture`]);
+      const table = verdicts(lines);
+      for (const [name, verdict] of Object.entries(table)) expect({ name, verdict }).toEqual({ name, verdict: name === "64 in flight" ? "FAIL" : "PASS" });
+      expect(lines.find((l) => l.startsWith("FAIL  64 in flight"))).toContain('48 of 64 refused: {"code":-32000,"message":"extension request queue is full"}');
+      expect(code).toBe(1);
+    }, 60_000);
+  }
+
+  test("a broken extension fails the probes it breaks, with the reason, and the exit status is 1", () => {
+    const { code, lines } = conformance(["--dir", "test/fixtures/broken-extension"]);
+    const table = verdicts(lines);
+    expect(table).toMatchObject({ initialize: "PASS", "split frames": "PASS", "CRLF and blank lines": "FAIL", "oversize frame": "FAIL", "stdout purity": "FAIL", cancellation: "FAIL", EOF: "FAIL", shutdown: "PASS" });
+    expect(lines.find((l) => l.startsWith("FAIL  stdout purity"))).toContain("non-JSON on stdout: running slow tool...");
+
+    expect(lines.find((l) => l.startsWith("FAIL  EOF"))).toContain("still running");
+    expect(code).toBe(1);
+  }, 120_000);
+
+  test("-- CMD runs another command line with DIR's manifest", () => {
+    const { code, lines } = conformance(["--dir", "examples/typescript-hello", "--", "examples/typescript-hello/extension"]);
+    expect(lines[0]).toBe("octet-extension conformance: typescript-hello (API 0.4), examples/typescript-hello/extension");
+    expect(code).toBe(0);
+  }, 60_000);
+});
