@@ -7,7 +7,7 @@ import { TestHost } from "octet-extension/testing";
  * transcript. Exit status 1 when the call failed, the tool answered
  * `is_error: true`, or octet would have killed the extension; 2 for bad usage.
  */
-export async function call(dir: string, args: string[], print: (line: string) => void): Promise<number> {
+export async function call(dir: string, args: string[], print: (line: string) => void, record?: string): Promise<number> {
   const target = args[0];
   if (!target) {
     print("usage: octet-extension call TOOL [JSON] | call /COMMAND [ARGS...]");
@@ -45,6 +45,12 @@ export async function call(dir: string, args: string[], print: (line: string) =>
     print(`! ${(error as Error).message}`);
   } finally {
     host.kill();
+    // A recorded conversation is a golden test: `octet-extension replay FILE`.
+    if (record !== undefined) {
+      await host.exited;
+      host.saveTranscript(record);
+      print(`recorded ${host.transcript.length} frames to ${record}`);
+    }
   }
   for (const entry of host.transcript) print(`${entry.from === "host" ? "→" : "←"} ${entry.text}`);
   for (const line of host.stderr.filter((l) => l.trim() !== "")) print(`  stderr ${line}`);

@@ -13,7 +13,8 @@ const USAGE = `usage: octet-extension <command> [--dir DIR] [--debug] ...
   build [--requires-octet R] [--skip-typecheck]
                              type-check and compile a standalone bundle into dist/NAME/ (+ .tar.gz, SHA256SUMS)
   call TOOL [JSON]           start the extension under the test host and call a tool (exit 1 on is_error)
-  call /COMMAND [ARGS...]    ... or run a command
+  call /COMMAND [ARGS...]    ... or run a command (--record FILE saves the session as a transcript)
+  replay FILE                replay a recorded session against the current build; exit 1 on any difference
   conformance [-- CMD ARGS...]
                              probe the extension (or CMD, with DIR's extension.toml) as octet would: framing,
                              stdout purity, initialize, cancellation, 64 in flight, shutdown, EOF (exit 1 on a failure)
@@ -69,7 +70,20 @@ async function main(args: string[], commandLine: string[] | undefined): Promise<
     }
     case "call": {
       const { call } = await import("./call.ts");
-      return await call(dir, args, (line) => console.log(line));
+      const record = option(args, "--record");
+      return await call(dir, args, (line) => console.log(line), record === undefined ? undefined : resolve(record));
+    }
+    case "replay": {
+      const file = args[0];
+      if (!file) throw new ToolError("usage: octet-extension replay FILE [--dir DIR]");
+      const { TestHost } = await import("octet-extension/testing");
+      const { differences, frames, violations } = await TestHost.replay(resolve(file), dir);
+      for (const difference of differences) {
+        console.log(`frame ${difference.index + 1} of the extension differs:\n  recorded: ${difference.expected ?? "(nothing)"}\n  replayed: ${difference.actual ?? "(nothing)"}`);
+      }
+      for (const violation of violations) console.log(`octet would kill the extension: ${violation}`);
+      if (differences.length === 0 && violations.length === 0) console.log(`replayed ${frames} extension frames: identical`);
+      return differences.length > 0 || violations.length > 0 ? 1 : 0;
     }
     case "conformance": {
       const { conformance } = await import("./conformance.ts");

@@ -19,6 +19,7 @@ import { temporaryDirectory } from "./temp-dirs.ts";
 import { Transcript, type TranscriptEntry } from "./transcript.ts";
 import { negotiatesFeatures } from "../protocol.ts";
 import { type Menu, menuResult } from "../runtime/menu.ts";
+import { compareFrames, normaliseFrames, parse, readRecording, recordable, recordedReplies, type ReplayDifference, writeRecording } from "./replay.ts";
 
 export { HostViolation, ReplyError } from "./host-errors.ts";
 export { DEFAULT_OPTIONAL_FEATURES, DEFAULT_OPTIONAL_FEATURES_04, REQUIRED_FEATURES } from "./host-params.ts";
@@ -115,6 +116,66 @@ export class TestHost {
     const workspace = options.workspace ?? temporaryDirectory("octet-workspace-");
     const child = ExtensionProcess.launch(manifest, { workspace, env: options.env, addBunToPath: options.addBunToPath, scratch: options.scratch });
     return new TestHost(manifest, workspace, child, options);
+  }
+
+  /**
+   * Replay a recorded session (`saveTranscript`) against the extension in
+   * `manifestPath`: the host side is played in the recorded order, the
+   * extension's requests get the recorded replies, and its frames are
+   * compared with the recording after normalising its own request ids and
+   * timing fields. `differences` is empty when the replay matches.
+   */
+  static async replay(recordingPath: string, manifestPath: string, options: { timeoutMs?: number } = {}): Promise<{ differences: ReplayDifference[]; frames: number; violations: string[] }> {
+    const recording = readRecording(recordingPath);
+    const timeout = options.timeoutMs ?? 10_000;
+    const host = await TestHost.start(manifestPath, { ...recording.options, requestTimeoutMs: timeout });
+    let exited = false;
+    void host.exited.then(() => (exited = true));
+    try {
+      for (const [method, replies] of recordedReplies(recording.frames)) {
+        host.onRequest(method, () => {
+          const reply = replies.shift();
+          if (!reply) return TestHost.errorReply(-32603, `replay: no recorded reply left for ${method}`);
+          const error = reply.error as Obj | undefined;
+          return error ? TestHost.errorReply(error.code as number, error.message as string, error.data) : reply.result;
+        });
+      }
+      const extensionRequests = new Set(
+        recording.frames
+          .filter((f) => f.from === "extension")
+          .map((f) => parse(f.text))
+          .filter((f): f is Obj => f !== undefined && typeof f.method === "string" && "id" in f)
+          .map((f) => JSON.stringify(f.id)),
+      );
+      const caughtUp = async (count: number) => {
+        const deadline = performance.now() + timeout;
+        while (host.extensionFrames().length < count && !exited && performance.now() < deadline) await Bun.sleep(5);
+      };
+      let extensionBefore = 0;
+      const pending: Promise<unknown>[] = [];
+      for (const entry of recording.frames) {
+        if (entry.from === "extension") {
+          extensionBefore++;
+          continue;
+        }
+        const frame = parse(entry.text);
+        if (frame && !("method" in frame) && extensionRequests.has(JSON.stringify(frame.id))) continue; // the responders answer these
+        await caughtUp(extensionBefore);
+        if (exited) break;
+        if (frame?.method === "initialize" && typeof frame.id === "number") pending.push(host.initialize(frame.params as Obj).catch(() => undefined));
+        else if (frame && typeof frame.method === "string" && typeof frame.id === "number") pending.push(host.request(frame.method, frame.params, { id: frame.id }).catch(() => undefined));
+        else if (frame && typeof frame.method === "string" && !("id" in frame)) host.notify(frame.method, frame.params);
+        else host.sendRaw(entry.text);
+      }
+      await caughtUp(extensionBefore);
+      await Promise.race([Promise.all(pending), Bun.sleep(timeout)]);
+      await Promise.race([host.exited, Bun.sleep(2_500)]);
+      const expected = normaliseFrames(recording.frames);
+      const actual = normaliseFrames(host.transcript);
+      return { differences: compareFrames(expected, actual), frames: expected.length, violations: [...host.violations] };
+    } finally {
+      host.kill();
+    }
   }
 
   /** A scripted error reply for {@link TestHost.onRequest}. */
@@ -248,6 +309,20 @@ export class TestHost {
       throw new HostViolation("octet would end the generation: resource/dispose reply does not report every resource completed or failed");
     }
     return results as { resource: Obj; status: string }[];
+  }
+
+  /**
+   * Save this session's frames (both directions, in order) for
+   * {@link TestHost.replay} and `octet-extension replay`.
+   */
+  saveTranscript(path: string): void {
+    const { offer, flags, octetVersion } = this.options;
+    writeRecording(path, {
+      format: "octet-transcript/1",
+      extension: { name: this.manifest.name, api_version: this.manifest.api_version },
+      options: { ...(offer ? { offer } : {}), ...(flags ? { flags } : {}), ...(octetVersion ? { octetVersion } : {}) },
+      frames: recordable(this.transcript),
+    });
   }
 
   /** `shortcut/execute`, as octet sends it when the user presses a declared shortcut's key. */

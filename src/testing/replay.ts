@@ -1,0 +1,128 @@
+/**
+ * Record and replay (docs/tools.md "Record and replay"): a session's frames,
+ * saved by `TestHost.saveTranscript`, become a golden test. Replay starts the
+ * current build, plays the host's side in the recorded order (each host frame
+ * waits until the extension has written as many frames as it had before it
+ * in the recording), answers the extension's requests with the recorded
+ * replies, and compares the extension's frames with the recording after
+ * normalising what legitimately varies: the ids of the extension's own
+ * requests (renumbered by order) and timing fields.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import type { TranscriptEntry } from "./transcript.ts";
+import type { TestHostOptions } from "./options.ts";
+
+type Obj = Record<string, unknown>;
+
+/** What `saveTranscript` writes: one JSON object. */
+export interface RecordedSession {
+  format: "octet-transcript/1";
+  extension: { name: string; api_version: string };
+  /** The options that shape what the host sends (offer, flags). */
+  options: Pick<TestHostOptions, "offer" | "flags" | "octetVersion">;
+  frames: { from: "host" | "extension"; text: string }[];
+}
+
+/** One difference between the recording and the replay. */
+export interface ReplayDifference {
+  /** Index among the extension's frames. */
+  index: number;
+  expected: string | undefined;
+  actual: string | undefined;
+}
+
+export function writeRecording(path: string, session: RecordedSession): void {
+  writeFileSync(path, `${JSON.stringify(session, null, 1)}\n`);
+}
+
+export function readRecording(path: string): RecordedSession {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new Error(`${path}: not a transcript (${(error as Error).message})`);
+  }
+  const session = parsed as RecordedSession;
+  if (session?.format !== "octet-transcript/1" || !Array.isArray(session.frames)) throw new Error(`${path}: not an octet-transcript/1 file`);
+  return session;
+}
+
+const TIMING_KEY = /(^|_)(ms|at|time|timestamp|duration|elapsed)$|^timestamp/i;
+
+/**
+ * Extension frames made comparable: its own request ids become `ext-1`,
+ * `ext-2`… by first appearance (in requests, and in the host's replies to
+ * them), and timing fields become `"<time>"`.
+ */
+export function normaliseFrames(entries: readonly { from: string; text: string }[]): string[] {
+  const ids = new Map<string, string>();
+  const idOf = (id: unknown) => {
+    const key = JSON.stringify(id);
+    if (!ids.has(key)) ids.set(key, `ext-${ids.size + 1}`);
+    return ids.get(key)!;
+  };
+  const out: string[] = [];
+  for (const entry of entries) {
+    if (entry.from !== "extension") continue;
+    let frame: unknown;
+    try {
+      frame = JSON.parse(entry.text);
+    } catch {
+      out.push(entry.text);
+      continue;
+    }
+    if (isObj(frame) && typeof frame.method === "string" && "id" in frame) frame.id = idOf(frame.id);
+    out.push(JSON.stringify(scrub(frame)));
+  }
+  return out;
+}
+
+function scrub(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(scrub);
+  if (!isObj(value)) return value;
+  const out: Obj = {};
+  for (const [key, item] of Object.entries(value)) out[key] = TIMING_KEY.test(key) && typeof item === "number" ? "<time>" : scrub(item);
+  return out;
+}
+
+const isObj = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The recorded host replies to the extension's requests, by method, in order. */
+export function recordedReplies(frames: RecordedSession["frames"]): Map<string, Obj[]> {
+  const methodOf = new Map<string, string>();
+  const replies = new Map<string, Obj[]>();
+  for (const entry of frames) {
+    const frame = parse(entry.text);
+    if (!frame) continue;
+    if (entry.from === "extension" && typeof frame.method === "string" && "id" in frame) methodOf.set(JSON.stringify(frame.id), frame.method);
+    if (entry.from === "host" && !("method" in frame) && methodOf.has(JSON.stringify(frame.id))) {
+      const method = methodOf.get(JSON.stringify(frame.id))!;
+      if (!replies.has(method)) replies.set(method, []);
+      replies.get(method)!.push(frame);
+    }
+  }
+  return replies;
+}
+
+export function parse(text: string): Obj | undefined {
+  try {
+    const value = JSON.parse(text);
+    return isObj(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Compare normalised frame lists; the first differences, up to `limit`. */
+export function compareFrames(expected: string[], actual: string[], limit = 5): ReplayDifference[] {
+  const differences: ReplayDifference[] = [];
+  for (let i = 0; i < Math.max(expected.length, actual.length) && differences.length < limit; i++) {
+    if (expected[i] !== actual[i]) differences.push({ index: i, expected: expected[i], actual: actual[i] });
+  }
+  return differences;
+}
+
+/** Entries as recorded (for `TestHost.saveTranscript`). */
+export function recordable(entries: readonly TranscriptEntry[]): RecordedSession["frames"] {
+  return entries.map((entry) => ({ from: entry.from, text: entry.text }));
+}
