@@ -15,6 +15,8 @@ const USAGE = `usage: octet-extension <command> [--dir DIR] [--debug] ...
   call TOOL [JSON]           start the extension under the test host and call a tool (exit 1 on is_error)
   call /COMMAND [ARGS...]    ... or run a command (--record FILE saves the session as a transcript)
   replay FILE                replay a recorded session against the current build; exit 1 on any difference
+  dev [--into DIR] [--call TOOL [JSON]] [--once]
+                             on every change: gen, type check, build, install into DIR/NAME (default ~/.octet/extensions)
   conformance [-- CMD ARGS...]
                              probe the extension (or CMD, with DIR's extension.toml) as octet would: framing,
                              stdout purity, initialize, cancellation, 64 in flight, shutdown, EOF (exit 1 on a failure)
@@ -72,6 +74,18 @@ async function main(args: string[], commandLine: string[] | undefined): Promise<
       const { call } = await import("./call.ts");
       const record = option(args, "--record");
       return await call(dir, args, (line) => console.log(line), record === undefined ? undefined : resolve(record));
+    }
+    case "dev": {
+      const { dev } = await import("./dev.ts");
+      const into = option(args, "--into");
+      const once = flag(args, "--once");
+      const callAt = args.indexOf("--call");
+      const call = callAt === -1 ? undefined : { target: args[callAt + 1] ?? "", args: args[callAt + 2] ?? "" };
+      if (call && !call.target) throw new ToolError("--call needs a tool name (or /command)");
+      const stop = new AbortController();
+      process.once("SIGINT", () => stop.abort());
+      process.once("SIGTERM", () => stop.abort());
+      return await dev(dir, { ...(into === undefined ? {} : { into }), ...(call ? { call } : {}), once, print: (line) => console.log(line) }, stop.signal);
     }
     case "replay": {
       const file = args[0];
