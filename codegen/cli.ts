@@ -15,6 +15,7 @@ const USAGE = `usage: octet-extension <command> [--dir DIR] [--debug] ...
   call TOOL [JSON]           start the extension under the test host and call a tool (exit 1 on is_error)
   call /COMMAND [ARGS...]    ... or run a command (--record FILE saves the session as a transcript)
   replay FILE                replay a recorded session against the current build; exit 1 on any difference
+  inspect                    an interactive session with the extension under the strict test host
   dev [--into DIR] [--call TOOL [JSON]] [--once]
                              on every change: gen, type check, build, install into DIR/NAME (default ~/.octet/extensions)
   conformance [-- CMD ARGS...]
@@ -86,6 +87,10 @@ async function main(args: string[], commandLine: string[] | undefined): Promise<
       process.once("SIGINT", () => stop.abort());
       process.once("SIGTERM", () => stop.abort());
       return await dev(dir, { ...(into === undefined ? {} : { into }), ...(call ? { call } : {}), once, print: (line) => console.log(line) }, stop.signal);
+    }
+    case "inspect": {
+      const { inspect } = await import("./inspect.ts");
+      return await inspect(dir);
     }
     case "replay": {
       const file = args[0];

@@ -311,6 +311,11 @@ export class TestHost {
     return results as { resource: Obj; status: string }[];
   }
 
+  /** Call `listener` with every line from now on, in both directions, as it is written or read (`octet-extension inspect` shows them live). */
+  watch(listener: (entry: TranscriptEntry) => void): void {
+    this.log.listen(listener);
+  }
+
   /**
    * Save this session's frames (both directions, in order) for
    * {@link TestHost.replay} and `octet-extension replay`.

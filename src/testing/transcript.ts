@@ -22,8 +22,17 @@ export class Transcript {
   readonly entries: TranscriptEntry[] = [];
   private waiters: FrameWaiter[] = [];
 
+  /** Called with every entry as it is recorded (both directions). */
+  private listeners: ((entry: TranscriptEntry) => void)[] = [];
+
   record(entry: TranscriptEntry): void {
     this.entries.push(entry);
+    for (const listener of this.listeners) listener(entry);
+  }
+
+  /** Call `listener` for every entry from now on. */
+  listen(listener: (entry: TranscriptEntry) => void): void {
+    this.listeners.push(listener);
   }
 
   /** Settle the waits a handled extension entry matches; a predicate that throws rejects its own wait. */
