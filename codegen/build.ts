@@ -1,10 +1,12 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { ToolError } from "./errors.ts";
 import { writeAtomic } from "./files.ts";
 import { gen } from "./gen.ts";
 import { DEV_ENTRYPOINT, renderHostManifest } from "./host-manifest.ts";
 import { loadAuthorManifest } from "./manifest.ts";
+import { binaryFormat, type Target, TARGETS, targetRuntime } from "./targets.ts";
+import { windowsLauncher } from "./windows-launcher.ts";
 
 export interface BuildOptions {
   /** Sets `requires_octet` in the shipped extension.toml (octet installs bundles only with an exact one). */
@@ -13,12 +15,26 @@ export interface BuildOptions {
   typecheck?: boolean;
   log?: (message: string) => void;
   bun?: string;
+  /** Build for these platforms instead of this one: dist/TARGET/NAME/ and dist/NAME-VERSION-TARGET.tar.gz each. */
+  targets?: Target[];
+  /** Folder of `npm pack @oven/bun-…` tarballs for targets not installed in node_modules. */
+  bunPackages?: string;
 }
 
 export interface BuildResult {
   bundleDir: string;
   archive: string;
   executableBytes: number;
+  /** With `targets`: one entry per target. */
+  targets: TargetBuild[];
+}
+
+export interface TargetBuild {
+  target: Target;
+  bundleDir: string;
+  archive: string;
+  executableBytes: number;
+  format: string;
 }
 
 /**
@@ -45,12 +61,47 @@ export async function build(dir: string, options: BuildOptions = {}): Promise<Bu
   if (options.typecheck === false) log("warning: skipping the type check (--skip-typecheck)");
   else typecheck(manifest.dir, log, options.bun);
   const dist = join(manifest.dir, "dist");
-  const bundleDir = join(dist, manifest.name);
+  if (!options.targets) {
+    const bundle = compileBundle(manifest, join(dist, manifest.name), undefined, options, log);
+    const archive = pack(dist, manifest.name, `${manifest.name}-${manifest.version}.tar.gz`, log, manifest.dir);
+    writeSums(dist, [archive], [bundle.dir]);
+    return { bundleDir: bundle.dir, archive, executableBytes: bundle.bytes, targets: [] };
+  }
+  const bun = options.bun ?? process.execPath;
+  const version = Bun.spawnSync([bun, "--version"], { stdout: "pipe" }).stdout.toString().trim();
+  const scratch = join(dist, ".runtimes");
+  const built: TargetBuild[] = [];
+  try {
+    for (const target of options.targets) {
+      const runtime = targetRuntime(target, version, manifest.dir, options.bunPackages, scratch);
+      const root = join(dist, target);
+      const bundle = compileBundle(manifest, join(root, manifest.name), { target, runtime }, options, log);
+      const archive = pack(root, manifest.name, `../${manifest.name}-${manifest.version}-${target}.tar.gz`, log, manifest.dir);
+      built.push({ target, bundleDir: bundle.dir, archive: resolve(root, archive), executableBytes: bundle.bytes, format: TARGETS[target].format });
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  writeSums(dist, built.map((b) => b.archive), built.map((b) => b.bundleDir));
+  const first = built[0]!;
+  return { bundleDir: first.bundleDir, archive: first.archive, executableBytes: first.executableBytes, targets: built };
+}
+
+/** One target's bundle in `bundleDir`: the compiled executable, its launcher and extension.toml. */
+function compileBundle(
+  manifest: ReturnType<typeof loadAuthorManifest>,
+  bundleDir: string,
+  cross: { target: Target; runtime: string } | undefined,
+  options: BuildOptions,
+  log: (message: string) => void,
+): { dir: string; bytes: number } {
   rmSync(bundleDir, { recursive: true, force: true });
   mkdirSync(bundleDir, { recursive: true });
-  const executable = join(bundleDir, `${manifest.name}.bin`);
-  const compile = (bytecode: boolean) => compileStandalone(manifest.sourceFile, executable, { bytecode, cwd: manifest.dir, bun: options.bun });
-  log(`compiling ${relative(manifest.dir, manifest.sourceFile)} (bytecode)`);
+  const windows = cross?.target.startsWith("windows") ?? false;
+  const executable = join(bundleDir, `${manifest.name}${windows ? ".exe" : ".bin"}`);
+  const compile = (bytecode: boolean) =>
+    compileStandalone(manifest.sourceFile, executable, { bytecode, cwd: manifest.dir, bun: options.bun, ...(cross ? { target: TARGETS[cross.target].bunTarget, runtime: cross.runtime } : {}) });
+  log(`compiling ${relative(manifest.dir, manifest.sourceFile)}${cross ? ` for ${cross.target}` : ""} (bytecode)`);
   let built = compile(true);
   if (built.exitCode !== 0) {
     log("bytecode compilation failed; compiling without bytecode");
@@ -60,27 +111,35 @@ export async function build(dir: string, options: BuildOptions = {}): Promise<Bu
     log(built.stderr.toString().trimEnd());
     throw new ToolError(`bun build --compile failed for ${relative(manifest.dir, manifest.sourceFile)} (its messages are above)`);
   }
-  const wrapper = join(bundleDir, "extension");
-  writeAtomic(
-    wrapper,
-    [
-      "#!/bin/sh",
-      "# octet stages only this file; the compiled extension stays in the extension directory.",
-      `exec "$OCTET_EXTENSION_DIR/${manifest.name}.bin" "$@"`,
-      "",
-    ].join("\n"),
-    0o755,
-  );
-  writeAtomic(join(bundleDir, "extension.toml"), renderHostManifest(manifest, { ...DEV_ENTRYPOINT, env: manifest.entrypoint?.env ?? {} }));
-  const archive = join(dist, `${manifest.name}-${manifest.version}.tar.gz`);
-  log(`packing ${relative(manifest.dir, archive)}`);
-  const packed = Bun.spawnSync(["tar", "-czf", archive, "-C", dist, manifest.name], { stdout: "pipe", stderr: "pipe" });
+  if (cross) {
+    const format = binaryFormat(executable);
+    if (format !== TARGETS[cross.target].format) throw new ToolError(`the ${cross.target} executable came out as ${format}, not ${TARGETS[cross.target].format}`);
+  }
+  const launcher = windows ? windowsLauncher(manifest.name) : { file: "extension", text: unixLauncher(manifest.name) };
+  writeAtomic(join(bundleDir, launcher.file), launcher.text, 0o755);
+  writeAtomic(join(bundleDir, "extension.toml"), renderHostManifest(manifest, { ...DEV_ENTRYPOINT, command: launcher.file, env: manifest.entrypoint?.env ?? {} }));
+  return { dir: bundleDir, bytes: statSync(executable).size };
+}
+
+/** octet stages only the entry point: a tiny script that execs the executable left in the extension directory. */
+function unixLauncher(name: string): string {
+  return ["#!/bin/sh", "# octet stages only this file; the compiled extension stays in the extension directory.", `exec "$OCTET_EXTENSION_DIR/${name}.bin" "$@"`, ""].join("\n");
+}
+
+/** `tar -czf` of `folder` inside `dir` into `archive` (relative to `dir`). */
+function pack(dir: string, folder: string, archive: string, log: (message: string) => void, base: string): string {
+  const path = resolve(dir, archive);
+  log(`packing ${relative(base, path)}`);
+  const packed = Bun.spawnSync(["tar", "-czf", path, "-C", dir, folder], { stdout: "pipe", stderr: "pipe" });
   if (packed.exitCode !== 0) throw new ToolError(`tar failed: ${packed.stderr.toString().trim().split("\n")[0]}`);
-  const sums = [archive, ...readdirSync(bundleDir).sort().map((f) => join(bundleDir, f))].map(
-    (file) => `${new Bun.CryptoHasher("sha256").update(readFileSync(file)).digest("hex")}  ${relative(dist, file)}`,
-  );
+  return path;
+}
+
+/** dist/SHA256SUMS: every archive and every file of every bundle. */
+function writeSums(dist: string, archives: string[], bundles: string[]): void {
+  const files = [...archives, ...bundles.flatMap((bundle) => readdirSync(bundle).sort().map((f) => join(bundle, f)))];
+  const sums = files.map((file) => `${new Bun.CryptoHasher("sha256").update(readFileSync(file)).digest("hex")}  ${relative(dist, file)}`);
   writeAtomic(join(dist, "SHA256SUMS"), sums.join("\n") + "\n");
-  return { bundleDir, archive, executableBytes: statSync(executable).size };
 }
 
 /**
@@ -89,9 +148,11 @@ export async function build(dir: string, options: BuildOptions = {}): Promise<Bu
  * (a smaller heap: peak RSS ~0.1× of the floor lower at the same rates; see
  * docs/performance.md). Also used by the benchmark.
  */
-export function compileStandalone(entry: string, outfile: string, options: { bytecode: boolean; cwd?: string; bun?: string }) {
+export function compileStandalone(entry: string, outfile: string, options: { bytecode: boolean; cwd?: string; bun?: string; target?: string; runtime?: string }) {
   const bytecode = options.bytecode ? ["--bytecode"] : [];
   const flags = ["--format=esm", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", "--compile-exec-argv=--smol"];
+  // Another platform's runtime comes from a file, never from the network.
+  if (options.target) flags.push(`--target=${options.target}`, `--compile-executable-path=${options.runtime}`);
   return Bun.spawnSync([options.bun ?? process.execPath, "build", "--compile", ...bytecode, ...flags, entry, "--outfile", outfile], {
     cwd: options.cwd,
     stdout: "pipe",

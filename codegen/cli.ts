@@ -10,8 +10,10 @@ import { ToolError } from "./errors.ts";
 const USAGE = `usage: octet-extension <command> [--dir DIR] [--debug] ...
   gen [--check]              regenerate extension.toml, the typed module, validators and handler stubs
   check                      same as gen --check: exit 1 when generated files are stale
-  build [--requires-octet R] [--skip-typecheck]
-                             type-check and compile a standalone bundle into dist/NAME/ (+ .tar.gz, SHA256SUMS)
+  build [--requires-octet R] [--skip-typecheck] [--target T,T,... [--bun-packages DIR]]
+                             type-check and compile a standalone bundle into dist/NAME/ (+ .tar.gz, SHA256SUMS);
+                             --target linux-x64,linux-arm64,darwin-x64,darwin-arm64,windows-x64 builds dist/TARGET/NAME/
+                             each, with each target's Bun from @oven/bun-* (node_modules or npm-pack tarballs in DIR)
   call TOOL [JSON]           start the extension under the test host and call a tool (exit 1 on is_error)
   call /COMMAND [ARGS...]    ... or run a command (--record FILE saves the session as a transcript)
   replay FILE                replay a recorded session against the current build; exit 1 on any difference
@@ -67,8 +69,18 @@ async function main(args: string[], commandLine: string[] | undefined): Promise<
     case "build": {
       const { build } = await import("./build.ts");
       const requiresOctet = option(args, "--requires-octet");
-      const result = await build(dir, { ...(requiresOctet === undefined ? {} : { requiresOctet }), typecheck: !flag(args, "--skip-typecheck"), log });
-      console.error(`built ${result.bundleDir} (${(result.executableBytes / 1048576).toFixed(1)} MiB) and ${result.archive}`);
+      const target = option(args, "--target");
+      const bunPackages = option(args, "--bun-packages") ?? process.env.OCTET_BUN_PACKAGES;
+      const { parseTargets } = await import("./targets.ts");
+      const result = await build(dir, {
+        ...(requiresOctet === undefined ? {} : { requiresOctet }),
+        ...(target === undefined ? {} : { targets: parseTargets(target) }),
+        ...(bunPackages === undefined ? {} : { bunPackages: resolve(bunPackages) }),
+        typecheck: !flag(args, "--skip-typecheck"),
+        log,
+      });
+      if (result.targets.length === 0) console.error(`built ${result.bundleDir} (${(result.executableBytes / 1048576).toFixed(1)} MiB) and ${result.archive}`);
+      for (const built of result.targets) console.error(`built ${built.target}: ${built.bundleDir} (${built.format}, ${(built.executableBytes / 1048576).toFixed(1)} MiB) and ${built.archive}`);
       return 0;
     }
     case "call": {

@@ -73,7 +73,7 @@ export const BLOB_SCHEMA: JsonObject = {
     bytes: { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
     digest: {
       type: "object",
-      properties: { algorithm: { const: "sha256" }, value: { type: "string", pattern: "^[0-9a-f]{64}$" } },
+      properties: { algorithm: { type: "string", enum: ["sha256"] }, value: { type: "string", minLength: 64, maxLength: 64 } },
       required: ["algorithm", "value"],
       additionalProperties: false,
     },
@@ -134,14 +134,16 @@ export async function readBlob(offer: BulkOffer, send: BulkSend, ref: BlobRef, m
 
 /** Open the host's file `locator` in the transfer directory, never following a symlink. */
 function openTransferFile(offer: BulkOffer, locator: string, write: boolean): number {
-  if (!LOCATOR.test(locator) || locator === "." || locator === ".." || /[/\\:]/.test(locator)) throw new RpcError(ErrorCode.ServerError, `refusing transfer locator ${JSON.stringify(locator)}: not one plain file name`);
+  // Messages never name the locator or the directory: octet refuses a result that contains either.
+  if (!LOCATOR.test(locator) || locator === "." || locator === ".." || /[/\\:]/.test(locator)) throw new RpcError(ErrorCode.ServerError, "refusing the transfer locator: not one plain file name");
   const { constants } = fs();
   const flags = (write ? constants.O_WRONLY : constants.O_RDONLY) | constants.O_NOFOLLOW | constants.O_NONBLOCK;
   let fd: number;
   try {
     fd = fs().openSync(`${offer.transfer_directory}/${locator}`, flags);
   } catch (error) {
-    throw new RpcError(ErrorCode.ServerError, `storage_unavailable: cannot open the transfer file: ${(error as Error).message}`);
+    const code = (error as { code?: string }).code;
+    throw new RpcError(ErrorCode.ServerError, `storage_unavailable: cannot open the transfer file (${code === "ELOOP" ? "it is a symbolic link" : (code ?? "error")})`);
   }
   const stat = fs().fstatSync(fd);
   if (!stat.isFile() || stat.nlink !== 1) {

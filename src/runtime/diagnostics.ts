@@ -53,12 +53,16 @@ type Obj = Record<string, unknown>;
 const isObj = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 const bytes = (text: string) => Buffer.byteLength(text);
 
-/** Why `value` is not a valid `octet_diagnostics_v1` list, or undefined when it is. */
-export function diagnosticsProblem(value: unknown): string | undefined {
+/**
+ * Why `value` is not a valid `octet_diagnostics_v1` list, or undefined when it
+ * is. `blobs: false` also refuses blob sources and attachments (octet admits
+ * them only with `bulk_objects_v1` negotiated).
+ */
+export function diagnosticsProblem(value: unknown, options: { blobs?: boolean } = {}): string | undefined {
   if (!Array.isArray(value)) return "diagnostics must be an array";
   if (value.length > MAX_DIAGNOSTICS) return `at most ${MAX_DIAGNOSTICS} diagnostics are allowed`;
   for (const [index, diagnostic] of value.entries()) {
-    const problem = diagnosticProblem(diagnostic);
+    const problem = diagnosticProblem(diagnostic) ?? (options.blobs === false && /"kind":"blob"/.test(JSON.stringify(diagnostic)) ? "blob sources and attachments need negotiated bulk_objects_v1" : undefined);
     if (problem) return `diagnostic ${index}: ${problem}`;
   }
   if (bytes(JSON.stringify(value)) > MAX_LIST_BYTES) return `the diagnostics list exceeds ${MAX_LIST_BYTES} bytes`;

@@ -1,5 +1,5 @@
 import { ErrorCode, RpcError } from "../errors.ts";
-import { API04_FEATURES, negotiatesFeatures } from "../protocol.ts";
+import { API04_FEATURES, API04_HOOK_FEATURES, negotiatesFeatures } from "../protocol.ts";
 import { readInteger } from "../wire/json.ts";
 import { type BulkOffer, readBulkOffer } from "./bulk.ts";
 import { type FlagValue, readFlagValues } from "./flags.ts";
@@ -17,6 +17,7 @@ const FEATURE_NEEDS: Readonly<Record<string, string>> = {
   progress_decoration: "request_progress",
   agent_model_selection_v1: "agent_sessions",
   session_compaction_v1: "session_control_v1",
+  operation_descriptors_v1: "resource_refs_v1",
 };
 
 /** What a successful initialize established. */
@@ -98,6 +99,13 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
     features = features.filter((f) => FEATURE_NEEDS[f] === undefined || seen.has(FEATURE_NEEDS[f]!));
     // Bulk objects only with an offer this runtime can use (octet sends one whenever it offers the feature).
     if (features.includes("resource_refs_v1") && !exactResourceLimits(limits.resource_refs_v1)) throw invalid("unsupported resource registry limits");
+    // octet fails initialize when a declared 0.4 hook's feature is not selected: say so here instead.
+    const declaredHooks = Array.isArray(contributes.hooks) ? contributes.hooks : [];
+    for (const [hook, feature] of Object.entries(API04_HOOK_FEATURES)) {
+      if (declaredHooks.includes(hook) && !features.includes(feature)) {
+        throw new RpcError(ErrorCode.ServerError, `declared hook ${hook} needs the ${feature} feature, which was not negotiated`, { hook, feature });
+      }
+    }
     if (features.includes("bulk_objects_v1")) {
       bulk = readBulkOffer(protocol.bulk_objects_v1);
       if (!bulk) features = features.filter((f) => f !== "bulk_objects_v1");

@@ -2,7 +2,7 @@ import { isNonBlankString, isObject, isOneOf } from "../check.ts";
 import { API02_HOOKS, API04_HOOKS, API04_UNSUPPORTED_HOOKS, hookApi, IDENT as SHORTCUT_NAME, LEGACY_HOOKS, LIFECYCLE_METHODS, type LifecycleMethod, MAX_CATALOG_TOOLS, SURFACES } from "../protocol.ts";
 import type { ArgumentValidator } from "./arguments.ts";
 import { checkOutputSchema } from "./structured/output-schema.ts";
-import { type OperationDescriptor, operationWire, ResourceRegistry, type ResourceType } from "./resources.ts";
+import { checkOperationSchemas, type OperationDescriptor, operationWire, ResourceRegistry, type ResourceType } from "./resources.ts";
 import type {
   ApiVersion,
   CommandDefinition,
@@ -54,13 +54,16 @@ export interface ToolRegistration {
 
 const PROMPT_TEXT_BYTES = 1024;
 const PROMPT_GUIDELINES = 16;
-const PROMPT_CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/;
+/** Controls octet refuses in prompt text (`char::is_control` but tab and newline): C0, DEL and C1. */
+const PROMPT_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Why a tool's prompt metadata breaks octet's rules, if it does (docs/api-0.4.md "Prompt metadata"). */
 export function promptMetadataProblem(snippet: unknown, guidelines: unknown): string | undefined {
   const text = (value: unknown, what: string) => {
     if (typeof value !== "string") return `${what} must be a string`;
     if (PROMPT_CONTROL.test(value)) return `${what} may contain no control characters but tab and newline`;
+    if (LONE_SURROGATE.test(value)) return `${what} contains a lone surrogate`;
     if (Buffer.byteLength(value) > PROMPT_TEXT_BYTES) return `${what} exceeds ${PROMPT_TEXT_BYTES} bytes`;
     return undefined;
   };
@@ -151,6 +154,12 @@ export class Registry {
     if (definition.operation !== undefined) {
       if (this.apiVersion !== "0.4") throw new Error(`tool \`${name}\`: operation descriptors require extension API 0.4`);
       wire.operation = operationWire(definition.operation, this.resourceTypes, name);
+      try {
+        checkOutputSchema(parameters); // octet holds an operation's parameters to the output-schema subset
+      } catch (error) {
+        throw new Error(`tool \`${name}\` parameters: ${(error as Error).message.replace(/^output_schema/, "schema")}`);
+      }
+      checkOperationSchemas(wire.operation, parameters, wire.output_schema, name);
     }
     if (validate !== undefined && typeof validate !== "function") throw new Error(`tool \`${name}\`: validate must be a function (args) => issues | null`);
     this.tools.set(name, validate === undefined ? { definition: wire, handler } : { definition: wire, handler, validate });

@@ -55,7 +55,7 @@ export function isResourceRef(value: unknown): value is ResourceRef {
 export function resourceSchema(name: string): JsonObject {
   return {
     type: "object",
-    properties: { $resource: { type: "string", minLength: 1, maxLength: 128 }, type: { const: name } },
+    properties: { $resource: { type: "string", minLength: 1, maxLength: 128 }, type: { type: "string", enum: [name] } },
     required: ["$resource", "type"],
     additionalProperties: false,
   };
@@ -68,9 +68,61 @@ export function makeResourceType<T>(name: string, dispose?: (value: T) => void |
   return Object.freeze({ name, schema: resourceSchema(name), ...(dispose ? { dispose } : {}) });
 }
 
+/**
+ * Check an operation against the tool's schemas as octet does: each path
+ * leads through `type: "object"` properties (no combinators) to exactly the
+ * ref schema of its type, outputs need an `outputSchema`, and the schemas
+ * hold no ref slot the operation does not declare.
+ */
+export function checkOperationSchemas(operation: JsonObject, parameters: JsonObject, outputSchema: JsonObject | undefined, tool: string): void {
+  const slots = (list: unknown) => (list as { path: string; type: string }[]).map((slot) => ({ path: slot.path, type: slot.type }));
+  const inputs = slots(operation.resource_inputs);
+  const outputs = slots(operation.resource_outputs);
+  if (outputs.length > 0 && !outputSchema) throw new Error(`tool \`${tool}\`: resource outputs need an outputSchema that holds them`);
+  for (const [schema, declared, where] of [
+    [parameters, inputs, "parameters"],
+    [outputSchema, outputs, "outputSchema"],
+  ] as const) {
+    if (!schema) continue;
+    for (const slot of declared) {
+      const node = schemaAt(schema, slot.path);
+      if (!node || canonical(node) !== canonical(resourceSchema(slot.type))) {
+        throw new Error(`tool \`${tool}\`: ${where} at ${slot.path} must be exactly the ref schema of ${slot.type} (its ResourceType's .schema), reached through type "object" properties`);
+      }
+    }
+    const found = refSlots(schema, "").sort();
+    const expected = declared.map((slot) => slot.path).sort();
+    if (canonical(found) !== canonical(expected)) throw new Error(`tool \`${tool}\`: ${where} holds resource refs at ${JSON.stringify(found)}, the operation declares ${JSON.stringify(expected)}`);
+  }
+}
+
+function schemaAt(schema: JsonObject, pointer: string): JsonObject | undefined {
+  let node: unknown = schema;
+  for (const raw of pointer.split("/").slice(1)) {
+    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (!isObject(node) || node.type !== "object" || "anyOf" in node || "oneOf" in node || "allOf" in node || !isObject(node.properties)) return undefined;
+    node = node.properties[key];
+  }
+  return isObject(node) ? node : undefined;
+}
+
+function refSlots(node: unknown, path: string): string[] {
+  if (!isObject(node)) return [];
+  if (isObject(node.properties) && "$resource" in node.properties) return [path];
+  const out: string[] = [];
+  if (isObject(node.properties)) for (const [key, child] of Object.entries(node.properties)) out.push(...refSlots(child, `${path}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`));
+  return out;
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (isObject(value)) return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(",")}}`;
+  return JSON.stringify(value);
+}
+
 /** The wire form of an operation descriptor (`operation` in the tool definition). */
 export function operationWire(operation: OperationDescriptor, known: ReadonlyMap<string, ResourceType<any>>, tool: string): JsonObject {
-  if (!isObject(operation) || typeof operation.id !== "string" || operation.id === "" || operation.id.length > 128) throw new Error(`tool \`${tool}\`: operation.id must be 1-128 characters`);
+  if (!isObject(operation) || typeof operation.id !== "string" || !TYPE_NAME.test(operation.id)) throw new Error(`tool \`${tool}\`: operation.id must be 1-128 ASCII characters: a letter, then letters, digits, '_', '.' or '-'`);
   const typeName = (type: ResourceType<any> | string) => {
     const name = typeof type === "string" ? type : type?.name;
     if (typeof name !== "string" || !known.has(name)) throw new Error(`tool \`${tool}\`: resource type ${JSON.stringify(name)} is not registered with ext.resourceType`);

@@ -61,7 +61,7 @@ const PART_KEYS: Record<string, Set<string>> = {
 };
 
 /** API 0.2 tool result (spec §3.2, §8.6). */
-export function toolResult02(value: unknown, opts: { outputSchema: JsonObject | undefined; artifacts: boolean }): JsonObject {
+export function toolResult02(value: unknown, opts: { outputSchema: JsonObject | undefined; artifacts: boolean; bulk?: boolean }): JsonObject {
   let result: JsonObject;
   if (!isObject(value)) {
     const text = value === null || value === undefined ? undefined : pyStr(value);
@@ -102,12 +102,12 @@ export function toolResult02(value: unknown, opts: { outputSchema: JsonObject | 
   let metadata = result.metadata === undefined ? {} : result.metadata;
   if (metadata !== null && !isObject(metadata)) throw internal("tool result metadata must be an object or null");
   if (isObject(metadata) && DIAGNOSTICS_KEY in metadata) {
-    const problem = diagnosticsProblem(metadata[DIAGNOSTICS_KEY]);
+    const problem = diagnosticsProblem(metadata[DIAGNOSTICS_KEY], { blobs: opts.bulk === true });
     if (problem) throw internal(`invalid ${DIAGNOSTICS_KEY} metadata: ${problem}`);
   }
   if (result.diagnostics !== undefined) {
     const diagnostics = result.diagnostics;
-    const problem = diagnosticsProblem(diagnostics);
+    const problem = diagnosticsProblem(diagnostics, { blobs: opts.bulk === true });
     if (problem) throw internal(`invalid diagnostics: ${problem}`);
     if (isObject(metadata) && DIAGNOSTICS_KEY in metadata) throw internal(`reserved diagnostic metadata already supplied (return diagnostics or metadata.${DIAGNOSTICS_KEY}, not both)`);
     if ((diagnostics as Diagnostic[]).length > 0) {

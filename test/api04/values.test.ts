@@ -87,7 +87,8 @@ describe("typed output with a text projection", () => {
 
 describe("typed diagnostics (metadata.octet_diagnostics_v1)", () => {
   test("valid cases: metadata carries the list, a summary text part follows the author's text", async () => {
-    const host = await started();
+    // With bulk_objects_v1: octet admits blob attachments only then.
+    const host = await started({ bulk: true });
     for (const [title, diagnostic] of VALID_DIAGNOSTICS) {
       const result = (await host.callTool("lint", { diagnostics: [diagnostic], is_error: true, text: "Domain failure" })) as Obj;
       const d = diagnostic as Diagnostic;
@@ -116,6 +117,9 @@ describe("typed diagnostics (metadata.octet_diagnostics_v1)", () => {
       }
       expect(() => validateDiagnostics([diagnostic])).toThrow(rule);
     }
+    // A blob attachment without bulk_objects_v1 negotiated is refused too.
+    const withBlob = VALID_DIAGNOSTICS[1]![1];
+    expect((await host.request("tool/call", { name: "lint", arguments: { diagnostics: [withBlob] }, context: host.executionContext() })).error).toMatchObject({ code: -32603 });
     const many = Array.from({ length: 33 }, () => VALID_DIAGNOSTICS[0]![1]);
     expect((await host.request("tool/call", { name: "lint", arguments: { diagnostics: many }, context: host.executionContext() })).error).toMatchObject({ code: -32603 });
     expect(() => validateDiagnostics(many)).toThrow("at most 32 diagnostics are allowed");
@@ -209,7 +213,7 @@ describe("bulk objects (bulk_objects_v1, local-file.v1)", () => {
     host.onRequest("bulk/release", (params) => (released.push(params.id), { released: true }));
     for (locator of ["link", "../victim.txt", "a/b", "."]) {
       const result = await call(host, "blob_publish", { text: "overwrite" });
-      const why = locator === "link" ? /^storage_unavailable: cannot open the transfer file: .*(ELOOP|symbolic link)/i : /^refusing transfer locator /;
+      const why = locator === "link" ? /^storage_unavailable: cannot open the transfer file \(it is a symbolic link\)$/ : /^refusing the transfer locator: not one plain file name$/;
       expect({ locator, is_error: result.is_error, why: why.test(result.content[0]!.text) || result.content[0]!.text }).toEqual({ locator, is_error: true, why: true });
     }
     expect(readFileSync(outside, "utf8")).toBe("untouched");
