@@ -28,8 +28,6 @@ export class HostBulkStore {
   private readonly tickets = new Map<string, { locator: string; capacity: number; mediaType: string }>();
   private readonly leases = new Map<string, string>();
   private readonly blobs = new Map<string, { data: Uint8Array; ref: Obj }>();
-  private ticketsIssued = 0;
-  private leasesIssued = 0;
 
   /** `protocol.bulk_objects_v1` of the initialize offer. */
   offer(): Obj {
@@ -65,7 +63,8 @@ export class HostBulkStore {
   private write(params: Obj): unknown {
     const { capacity, media_type: mediaType } = params;
     if (params.profile !== "local-file.v1" || !Number.isSafeInteger(capacity) || (capacity as number) < 0 || typeof mediaType !== "string") throw new BulkRefusal("blob_unavailable");
-    if ((capacity as number) > BULK_LIMITS.object_bytes || ++this.ticketsIssued > BULK_LIMITS.write_tickets_per_generation) throw new BulkRefusal("quota_exceeded");
+    // Outstanding tickets count, not every ticket ever issued.
+    if ((capacity as number) > BULK_LIMITS.object_bytes || this.tickets.size >= BULK_LIMITS.write_tickets_per_generation) throw new BulkRefusal("quota_exceeded");
     const locator = this.createFile(new Uint8Array(0));
     const ticket = `t${hex(16)}`;
     this.tickets.set(ticket, { locator, capacity: capacity as number, mediaType });
@@ -97,7 +96,7 @@ export class HostBulkStore {
     const ref = params.blob as Obj | undefined;
     const blob = ref ? this.blobs.get(String(ref.$blob)) : undefined;
     if (params.profile !== "local-file.v1" || !blob || JSON.stringify(blob.ref) !== JSON.stringify(ref)) throw new BulkRefusal("blob_unavailable");
-    if (++this.leasesIssued > BULK_LIMITS.read_leases_per_generation) throw new BulkRefusal("quota_exceeded");
+    if (this.leases.size >= BULK_LIMITS.read_leases_per_generation) throw new BulkRefusal("quota_exceeded");
     const locator = this.createFile(blob.data);
     const lease = `l${hex(16)}`;
     this.leases.set(lease, locator);

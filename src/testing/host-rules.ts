@@ -3,7 +3,7 @@ import { readUnsigned64 } from "../wire/json.ts";
 import type { HostManifest } from "./manifest.ts";
 import { RESOURCE_REFS_LIMITS } from "./host-params.ts";
 import { SESSION_SERVICE_FEATURES } from "./host-services.ts";
-import { promptMetadataProblem } from "../runtime/registry.ts";
+import { promptMetadataProblem } from "./prompt-rules.ts";
 
 /**
  * octet 0.8.0's host rules for frames an extension writes (spec §1.9, §3.1,

@@ -1,6 +1,6 @@
 import { isObject as isObj } from "../check.ts";
 import { readUnsigned64 } from "../wire/json.ts";
-import { promptMetadataProblem } from "../runtime/registry.ts";
+import { promptMetadataProblem } from "./prompt-rules.ts";
 
 /**
  * octet's rules for the API 0.2 messages an extension sends (spec §1.9,
@@ -141,7 +141,9 @@ export function checkServiceRequest(method: string, params: unknown, features: R
       if ("parent_request_id" in params) return "tools/register must not carry parent_request_id";
       if (!Array.isArray(params.tools)) return "tools/register tools must be an array";
       for (const tool of params.tools) {
-        const allowed = features.has("tool_prompt_metadata_v1") ? ["name", "description", "parameters", "output_schema", "prompt_snippet", "prompt_guidelines"] : ["name", "description", "parameters", "output_schema"];
+        const allowed = ["name", "description", "parameters", "output_schema"];
+        if (features.has("tool_prompt_metadata_v1")) allowed.push("prompt_snippet", "prompt_guidelines");
+        if (features.has("operation_descriptors_v1")) allowed.push("operation");
         if (!isObj(tool)) return "tools/register tools must be objects";
         const extra = unknownKeys(tool, allowed);
         if (extra) return `tools/register tool ${extra}`;

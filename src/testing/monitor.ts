@@ -94,6 +94,9 @@ export class HostMonitor {
       if (parentId === undefined) return fatal(`${method} requires parent_request_id`);
       const parent = this.host.active(Number(parentId));
       if (!parent) {
+        // Resources and bulk objects need a live tool call; octet words their refusal in its own codes.
+        const code = method.startsWith("resource/") ? "resource_unavailable" : method.startsWith("bulk/") ? "blob_unavailable" : undefined;
+        if (code) return { kind: "refuse", id: requestId, error: { code: ErrorCode.ServerError, message: code, data: { code } } };
         const error = { code: ErrorCode.RequestCancelled, message: "parent request is no longer active", data: { parent_request_id: wireId(parentId) } };
         return { kind: "refuse", id: requestId, error };
       }
