@@ -6,7 +6,7 @@
  * folder given with `--bun-packages` (`OCTET_BUN_PACKAGES`). Nothing is
  * downloaded at build time.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ToolError } from "./errors.ts";
 
@@ -84,9 +84,4 @@ export function binaryFormat(path: string): string {
     }
   }
   return "unknown";
-}
-
-/** Every `oven-*.tgz` in `dir` (for messages). */
-export function packagesIn(dir: string): string[] {
-  return existsSync(dir) ? readdirSync(dir).filter((f) => f.startsWith("oven-") && f.endsWith(".tgz")) : [];
 }
