@@ -15,7 +15,7 @@ import { ToolCatalog } from "./catalog.ts";
 import { METHODS, type MethodEnv, isThenable } from "./methods.ts";
 import { checkProgressEvent, type ProgressEvent, statusEventJson } from "./progress.ts";
 import type { LifecycleMethod, Registry, ToolEntry } from "./registry.ts";
-import { isObject } from "./results.ts";
+import { isObject, toolResult02 } from "./results.ts";
 import { Scheduler } from "./scheduler.ts";
 import { runInScope } from "./scope.ts";
 import type { HandlerContext, JsonObject } from "./types.ts";
@@ -159,12 +159,19 @@ export class Connection {
     if (typeof event !== "string" && event.type === "decoration" && !features.has("progress_decoration")) {
       throw new RpcError(ErrorCode.MethodNotFound, "API 0.2 feature is not negotiated: progress_decoration");
     }
+    let sent: string | ProgressEvent = event;
+    if (typeof event !== "string" && event.type === "partial_result") {
+      // octet 0.8.x takes a result snapshot only under a tool call; octet 0.8.0's 0.2 has no such event, so only 0.4 sends it.
+      if (live.session.api !== "0.4") throw new RpcError(ErrorCode.MethodNotFound, "partial_result progress requires extension API 0.4");
+      if (request.method !== "tool/call") throw new RpcError(ErrorCode.InvalidParams, "partial_result progress belongs to a tool call");
+      sent = { type: "partial_result", result: toolResult02(event.result, { outputSchema: undefined, artifacts: features.has("artifacts"), bulk: features.has("bulk_objects_v1") }) };
+    }
     if (request.cancelled) throw cancelledError(request.reason!);
     if (request.settled) throw new RpcError(ErrorCode.ServerError, "request has already settled");
     request.progressSequence++;
     const id = request.id as number | bigint;
     const sequence = request.progressSequence;
-    return live.hostRequests.sendEncoded(() => encodeProgressFrame(id, sequence, event, this.options.maxMessageBytes));
+    return live.hostRequests.sendEncoded(() => encodeProgressFrame(id, sequence, sent, this.options.maxMessageBytes));
   }
 
   /** The id of `scope` when it is a host request that is still unanswered (a valid parent). */

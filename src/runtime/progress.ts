@@ -5,7 +5,9 @@ import type { JsonObject } from "./types.ts";
 export type ProgressEvent =
   | { type: "status"; message: string; current?: number | null; total?: number | null; unit?: string | null }
   | { type: "output"; stream: "stdout" | "stderr"; encoding: "utf8" | "base64"; data: string }
-  | { type: "decoration"; label: string; detail?: string };
+  | { type: "decoration"; label: string; detail?: string }
+  /** API 0.4, under a `tool/call` only: a snapshot of the result so far (a tool result: content parts, `is_error`, `metadata`). */
+  | { type: "partial_result"; result: JsonObject };
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
@@ -48,6 +50,10 @@ export function checkProgressEvent(event: unknown): ProgressEvent {
       }
       return e as ProgressEvent;
     }
+    case "partial_result":
+      exactKeys(e, ["type", "result"]);
+      if (typeof e.result !== "object" || e.result === null || Array.isArray(e.result)) throw new Error("progress partial_result result must be a tool result object");
+      return e as ProgressEvent;
     default:
       throw new Error(`unknown progress event type ${JSON.stringify(e.type)}`);
   }

@@ -18,7 +18,7 @@ function unknownKeys(value: Obj, allowed: string[]): string | undefined {
 }
 
 /** `$/progress` params shape (fatal when malformed). */
-export function checkProgressParams(params: unknown, features: ReadonlySet<string>): string | undefined {
+export function checkProgressParams(params: unknown, features: ReadonlySet<string>, api = "0.2"): string | undefined {
   if (!isObj(params)) return "$/progress params must be an object";
   const bad = unknownKeys(params, ["request_id", "sequence", "event"]);
   if (bad) return `$/progress has ${bad}`;
@@ -48,12 +48,20 @@ export function checkProgressParams(params: unknown, features: ReadonlySet<strin
       if (event.detail !== undefined && !sized(event.detail, 4096)) return "$/progress decoration detail must be 1..4096 bytes without control characters";
       return undefined;
     }
+    case "partial_result": {
+      // octet 0.8.x only; a snapshot of a tool result (checked against its parent in the monitor).
+      if (api !== "0.4") return "$/progress partial_result is not an event of API 0.2";
+      if (unknownKeys(event, ["type", "result"])) return "$/progress partial_result event has unknown keys";
+      const result = event.result;
+      if (!isObj(result) || !Array.isArray(result.content) || result.content.length === 0 || typeof result.is_error !== "boolean") return "$/progress partial_result result must be a tool result";
+      if (!result.content.some((part) => isObj(part) && part.type === "text" && typeof part.text === "string")) return "$/progress partial_result result needs a text part";
+      return undefined;
+    }
     default:
       return `$/progress event type ${JSON.stringify(event.type)} is unknown`;
   }
 }
 
-/** Operation-scoped requests carry the active parent (spec §4). */
 /** API 0.4 session services and the feature each needs (docs/api-0.4.md "Session services"). */
 export const SESSION_SERVICE_FEATURES: Readonly<Record<string, string>> = {
   "composer/get": "composer",
@@ -81,6 +89,7 @@ export const SESSION_SERVICE_FEATURES: Readonly<Record<string, string>> = {
 /** The session services answered while their parent is live (all but `session/compact`). */
 const SESSION_SERVICES = Object.keys(SESSION_SERVICE_FEATURES).filter((m) => m !== "session/compact");
 
+/** Operation-scoped requests carry the active parent (spec §4). */
 export const OPERATION_SCOPED = new Set([
   "confirmation/request",
   "input/request",

@@ -126,9 +126,10 @@ export class HostMonitor {
       const target = readId(params);
       if (target.kind === "valid") this.outstanding.delete(target.id);
     } else if (method === "$/progress") {
-      const bad = checkProgressParams(params, this.host.features());
+      const bad = checkProgressParams(params, this.host.features(), this.manifest.api_version);
       if (bad) return bad;
       const request = this.host.active(Number(readUnsigned64(params, "request_id")));
+      if (request && (params.event as Obj).type === "partial_result" && request.method !== "tool/call") return "$/progress partial_result outside a tool call";
       const sequence = Number(readUnsigned64(params, "sequence"));
       if (!request) return void this.diagnostics.push(`progress for inactive request ${String(params.request_id)} ignored`);
       if (sequence <= request.progressSequence) return void this.diagnostics.push(`progress sequence ${sequence} not increasing for ${String(params.request_id)} ignored`);

@@ -229,3 +229,19 @@ describe("bulk objects (bulk_objects_v1, local-file.v1)", () => {
     expect(await host.shutdown()).toBe(0);
   });
 });
+
+describe("partial results ($/progress partial_result, API 0.4)", () => {
+  test("snapshots are sent as tool results under the call, in order, before the reply; a malformed one is refused locally", async () => {
+    const host = await started();
+    const id = host.peekNextId();
+    expect(await host.callTool("partial", { bad: true })).toMatchObject({ content: [{ text: "both halves, done" }] });
+    const events = host.notifications("$/progress").map((n) => n.params as Obj);
+    expect(events).toEqual([
+      { request_id: id, sequence: 1, event: { type: "partial_result", result: { content: [{ type: "text", text: "first half" }], is_error: false, metadata: {} } } },
+      { request_id: id, sequence: 2, event: { type: "partial_result", result: { content: [{ type: "text", text: "both halves" }], is_error: false, metadata: {} } } },
+    ]);
+    expect(host.logs().find((l) => l.message === "refused")).toMatchObject({ error: "tool result content must not be empty" });
+    expect(await host.shutdown()).toBe(0);
+    expect(host.violations).toEqual([]);
+  });
+});

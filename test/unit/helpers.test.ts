@@ -50,6 +50,17 @@ describe("helper local checks (spec §8.11): the right error family, nothing wri
     ]);
   });
 
+  test("partial_result progress is API 0.4 only: refused -32601 on 0.2, nothing written", async () => {
+    const results: string[] = [];
+    const h = await inProcess(
+      (ext) => ext.tool({ name: "p", description: "d" }, async () => ((results.push(await outcome(() => ext.progress({ type: "partial_result", result: { content: "x" } })))), "done")),
+      { features: ["request_progress"] },
+    );
+    await h.callTool("p");
+    expect(results).toEqual(["rpc -32601: partial_result progress requires extension API 0.4"]);
+    expect(h.frames.filter((f) => f.method === "$/progress")).toEqual([]);
+  });
+
   test("progress without the feature, or outside a handler, or after settling", async () => {
     const results: string[] = [];
     const late: string[] = [];
