@@ -19,6 +19,8 @@ export interface BuildOptions {
   targets?: Target[];
   /** Folder of `npm pack @oven/bun-…` tarballs for targets not installed in node_modules. */
   bunPackages?: string;
+  /** Pack the archive and SHA256SUMS (default true; the dev loop installs the folder and skips them). */
+  archive?: boolean;
 }
 
 export interface BuildResult {
@@ -63,6 +65,7 @@ export async function build(dir: string, options: BuildOptions = {}): Promise<Bu
   const dist = join(manifest.dir, "dist");
   if (!options.targets) {
     const bundle = compileBundle(manifest, join(dist, manifest.name), undefined, options, log);
+    if (options.archive === false) return { bundleDir: bundle.dir, archive: "", executableBytes: bundle.bytes, targets: [] };
     const archive = pack(dist, manifest.name, `${manifest.name}-${manifest.version}.tar.gz`, log, manifest.dir);
     writeSums(dist, [archive], [bundle.dir]);
     return { bundleDir: bundle.dir, archive, executableBytes: bundle.bytes, targets: [] };

@@ -75,7 +75,8 @@ async function pass(root: string, into: string, options: DevOptions, say: (messa
     for (const stub of report.added) say(`added stub for ${stub}`);
     done();
     done = step("type check and build");
-    const result = await build(root, { log: (line) => say(`  ${line}`) });
+    // No archive or checksums: the loop installs the folder.
+    const result = await build(root, { log: (line) => say(`  ${line}`), archive: false });
     done();
     const name = loadAuthorManifest(root).name;
     done = step(`install into ${into}`);
