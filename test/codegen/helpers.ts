@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { removeTemporaryDirectory, temporaryDirectory } from "octet-extension/testing";
 import { join } from "node:path";
 import ts from "typescript";
@@ -62,4 +62,19 @@ notifications = true
 /** Remove every project made so far (call from a file's afterAll: built bundles are ~100 MiB each). */
 export function removeProjects(): void {
   for (const root of projects.splice(0)) removeTemporaryDirectory(root);
+}
+
+/** The WEATHER project on API 0.4, generated, with both handlers implemented ("Sunny in CITY", "ok"). */
+export async function weatherProject04(): Promise<string> {
+  const { gen } = await import("../../codegen/index.ts");
+  const dir = project("weather", WEATHER.replace('api_version = "0.2"', 'api_version = "0.4"'));
+  await gen(dir);
+  const source = join(dir, "src/extension.ts");
+  writeFileSync(
+    source,
+    readFileSync(source, "utf8")
+      .replace(/get_forecast: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, "get_forecast: (args) => `Sunny in ${args.city}`,")
+      .replace(/weather: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, 'weather: () => "ok",'),
+  );
+  return dir;
 }

@@ -11,26 +11,13 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { join } from "node:path";
 import { TestHost, temporaryDirectory } from "octet-extension/testing";
 import { build } from "../../codegen/build.ts";
-import { gen } from "../../codegen/index.ts";
 import { binaryFormat, parseTargets } from "../../codegen/targets.ts";
-import { project, REPO, removeProjects, WEATHER } from "./helpers.ts";
+import { REPO, removeProjects, weatherProject04 as weatherProject } from "./helpers.ts";
 
 afterAll(removeProjects);
 
 const PACKAGES = join(REPO, ".cache/bun-targets");
 
-async function weatherProject(): Promise<string> {
-  const dir = project("weather", WEATHER.replace('api_version = "0.2"', 'api_version = "0.4"'));
-  await gen(dir);
-  const source = join(dir, "src/extension.ts");
-  writeFileSync(
-    source,
-    readFileSync(source, "utf8")
-      .replace(/get_forecast: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, "get_forecast: (args) => `Sunny in ${args.city}`,")
-      .replace(/weather: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, 'weather: () => "ok",'),
-  );
-  return dir;
-}
 
 describe("build --target", () => {
   test("five platforms: formats, launchers, archives and checksums; the linux-x64 bundle runs without Bun", async () => {
