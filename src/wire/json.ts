@@ -12,10 +12,6 @@
  */
 import { U64_MAX } from "../protocol.ts";
 
-// A number token (after `:`, `,` or `[`) with a fraction or exponent, 16+
-// digits, or `-0`. Matching inside a string only costs the slow path; it must
-// not match `"jsonrpc":"2.0"`, which every frame carries.
-const NON_CANONICAL_NUMBER = /[:,[]\s*(?:-?[0-9]+[.eE]|-?[0-9]{16}|-0\b)/;
 const lexemes = new WeakMap<object, Map<string, string>>();
 /** Objects and arrays that hold a `bigint` made by {@link parseJson}, at any depth. */
 const bigHolders = new WeakSet<object>();
@@ -30,8 +26,41 @@ const PRECHECK_MAX_CHARS = 64 * 1024;
 
 /** Parse one frame's text. Throws `SyntaxError` like `JSON.parse`. */
 export function parseJson(text: string): unknown {
-  if (text.length <= PRECHECK_MAX_CHARS && !NON_CANONICAL_NUMBER.test(text)) return JSON.parse(text);
+  if (text.length <= PRECHECK_MAX_CHARS && !mayHoldNonCanonicalNumber(text)) return JSON.parse(text);
   return JSON.parse(text, revive as (key: string, value: unknown) => unknown);
+}
+
+/**
+ * Whether `text` may hold a number token (after `:`, `,` or `[` and JSON
+ * whitespace) with a fraction or exponent, 16+ digits, or `-0`: the numbers
+ * whose JS value loses their source. A hit inside a string only costs the
+ * slow path; `"jsonrpc":"2.0"`, which every frame carries, is no hit. A loop
+ * rather than a regular expression: the first regular expression a process
+ * runs costs ~0.4 ms before the initialize reply and ~0.7 MiB of engine code
+ * (docs/performance.md).
+ */
+export function mayHoldNonCanonicalNumber(text: string): boolean {
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 58 && c !== 44 && c !== 91) continue; // `:` `,` `[`
+    let j = i + 1;
+    let d = text.charCodeAt(j);
+    while (d === 32 || d === 9 || d === 10 || d === 13) d = text.charCodeAt(++j);
+    const negative = d === 45; // `-`
+    if (negative) d = text.charCodeAt(++j);
+    const first = j;
+    while (d >= 48 && d <= 57) d = text.charCodeAt(++j);
+    const digits = j - first;
+    if (digits === 0) continue;
+    if (d === 46 || d === 101 || d === 69 || digits >= 16) return true; // `.` `e` `E`, or 16+ digits
+    if (negative && digits === 1 && text.charCodeAt(first) === 48 && !isWordChar(d)) return true; // `-0`
+  }
+  return false;
+}
+
+function isWordChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 }
 
 function revive(this: object, key: string, value: unknown, context?: { source?: string }): unknown {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { numberSource, parseJson, readInteger } from "../../src/wire/json.ts";
+import { mayHoldNonCanonicalNumber, numberSource, parseJson, readInteger } from "../../src/wire/json.ts";
 
 describe("lossless JSON decoding (src/wire/json.ts)", () => {
   test("integers that do not round-trip keep their source; ordinary frames take the fast path unchanged", () => {
@@ -30,4 +30,37 @@ test("frames above the pre-check size keep number sources too", () => {
   expect(readInteger(value, "id")).toBeUndefined();
   expect(readInteger(value, "n")).toBe(18446744073709551615n);
   expect((value.pad as string).length).toBe(70 * 1024);
+});
+
+describe("the pre-check that picks the lossless path (mayHoldNonCanonicalNumber)", () => {
+  // The regular expression the loop replaces; over JSON text the two must agree on every number token.
+  const REFERENCE = /[:,[][ \t\n\r]*(?:-?[0-9]+[.eE]|-?[0-9]{16}|-0\b)/;
+
+  test("hits the numbers whose JS value loses its source, and nothing every frame carries", () => {
+    for (const text of ['{"a":1.0}', '{"a": 1e5}', '{"a":[2E-3]}', '{"a":-0}', '{"a":[1,-0]}', '{"a":1234567890123456}', '{"a":-12345678901234567890}', '{"a":\t\r\n 0.5}']) {
+      expect({ text, hit: mayHoldNonCanonicalNumber(text) }).toEqual({ text, hit: true });
+    }
+    for (const text of ['{"jsonrpc":"2.0","id":1,"method":"x"}', '{"a":123456789012345}', '{"a":-1}', '{"a":[0,-10]}', '{"a":"1.5"}', '{"a":true,"b":null}', "", "-0", "1.5", '{"a":-0x}']) {
+      expect({ text, hit: mayHoldNonCanonicalNumber(text) }).toEqual({ text, hit: false });
+    }
+  });
+
+  test("agrees with the regular expression it replaces on random JSON-ish text", () => {
+    const alphabet = ['"', ":", ",", "[", "]", "{", "}", " ", "\t", "\n", "-", "0", "1", "9", ".", "e", "E", "x", "_", "a"];
+    let seed = 42;
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let n = 0; n < 20_000; n++) {
+      let text = "";
+      const length = 1 + Math.floor(next() * 24);
+      for (let i = 0; i < length; i++) text += alphabet[Math.floor(next() * alphabet.length)];
+      if (next() < 0.3) text += ":" + "1".repeat(14 + Math.floor(next() * 4));
+      expect({ text, hit: mayHoldNonCanonicalNumber(text) }).toEqual({ text, hit: REFERENCE.test(text) });
+    }
+  });
+
+  test("a frame whose only number lexemes are canonical still parses to the same values either way", () => {
+    const text = '{"jsonrpc":"2.0","id":7,"method":"tool/call","params":{"arguments":{"n":[1,-2,3],"s":"1.5e3"}}}';
+    expect(mayHoldNonCanonicalNumber(text)).toBe(false);
+    expect(parseJson(text)).toEqual(JSON.parse(text));
+  });
 });
