@@ -6,7 +6,7 @@ import { type FlagValue, readFlagValues } from "./flags.ts";
 import { RESOURCE_LIMITS } from "./resources.ts";
 import { type Registry, wireDefinition } from "./registry.ts";
 import { isObject } from "./results.ts";
-import type { ApiVersion, JsonObject } from "./types.ts";
+import type { ApiVersion, JsonObject, ToolDefinition } from "./types.ts";
 
 /** Features this runtime implements: all of API 0.2 and some of 0.4 (defined in `src/protocol.ts`). */
 export { SUPPORTED_FEATURES, type Feature } from "../protocol.ts";
@@ -74,7 +74,8 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
     if (protocol.version !== api) throw new RpcError(ErrorCode.ServerError, "unsupported executable-extension protocol version");
     const required = featureList(protocol, "required_features");
     const optional = featureList(protocol, "optional_features");
-    const unsupported = required.filter((f) => !options.supportedFeatures.has(f));
+    const unsupported: string[] = [];
+    for (const feature of required) if (!options.supportedFeatures.has(feature)) unsupported.push(feature);
     if (unsupported.length > 0) {
       throw new RpcError(ErrorCode.ServerError, `required API ${api} features are unsupported`, { unsupported_features: unsupported });
     }
@@ -96,7 +97,7 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
       seen.add(feature);
       features.push(feature);
     }
-    features = features.filter((f) => FEATURE_NEEDS[f] === undefined || seen.has(FEATURE_NEEDS[f]!));
+    features = withoutUnmetNeeds(features, seen);
     // Bulk objects only with an offer this runtime can use (octet sends one whenever it offers the feature).
     if (features.includes("resource_refs_v1") && !exactResourceLimits(limits.resource_refs_v1)) throw invalid("unsupported resource registry limits");
     // octet fails initialize when a declared 0.4 hook's feature is not selected: say so here instead.
@@ -113,11 +114,11 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
     if (seen.has("lifecycle_events")) lifecycleEvents = [...registry.lifecycle.keys()].sort();
   }
 
-  const result: JsonObject = {
-    api_version: api,
-    tools: [...registry.tools.values()].map((t) => wireDefinition(t.definition, features)),
-    commands: [...registry.commands.values()].map((c) => c.definition),
-  };
+  const tools: ToolDefinition[] = [];
+  for (const tool of registry.tools.values()) tools.push(wireDefinition(tool.definition, features));
+  const commands: unknown[] = [];
+  for (const command of registry.commands.values()) commands.push(command.definition);
+  const result: JsonObject = { api_version: api, tools, commands };
   if (negotiatesFeatures(api)) {
     const limits: JsonObject = { max_concurrent_requests: concurrency };
     if (features.includes("resource_refs_v1")) limits.resource_refs_v1 = { ...RESOURCE_LIMITS };
@@ -136,14 +137,14 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
 function checkDeclared(contributes: JsonObject, key: "tools" | "commands", registered: string[]): void {
   if (!(key in contributes)) return;
   const declared = contributes[key];
-  if (!Array.isArray(declared) || declared.some((d) => typeof d !== "string")) {
+  if (!Array.isArray(declared) || !allStrings(declared, false)) {
     throw invalid(`initialize contributes.${key} must be an array of strings`);
   }
-  if (new Set(declared).size !== declared.length) throw invalid(`initialize contributes.${key} contains duplicate names`);
   const declaredSet = new Set(declared as string[]);
-  if (declaredSet.size !== registered.length || registered.some((name) => !declaredSet.has(name))) {
-    throw invalid(`registered ${key} do not match manifest declarations`, { declared, registered });
-  }
+  if (declaredSet.size !== declared.length) throw invalid(`initialize contributes.${key} contains duplicate names`);
+  let matches = declaredSet.size === registered.length;
+  for (const name of registered) if (!declaredSet.has(name)) matches = false;
+  if (!matches) throw invalid(`registered ${key} do not match manifest declarations`, { declared, registered });
 }
 
 /**
@@ -171,11 +172,31 @@ function exactResourceLimits(value: unknown): boolean {
 
 function featureList(protocol: JsonObject, key: string): string[] {
   const value = protocol[key] === undefined ? [] : protocol[key];
-  if (!Array.isArray(value) || value.some((f) => typeof f !== "string" || f === "")) {
+  if (!Array.isArray(value) || !allStrings(value, true)) {
     throw invalid(`protocol ${key} must be an array of non-empty strings`);
   }
   if (new Set(value).size !== value.length) throw invalid(`protocol ${key} contains duplicate features`);
   return value as string[];
+}
+
+/**
+ * Whether every entry is a string (a non-empty one with `nonEmpty`). The
+ * initialize path uses loops rather than `some`/`filter`/`map`: those are JS
+ * builtins that JSC compiles on first use, before the reply (docs/performance.md).
+ */
+function allStrings(list: unknown[], nonEmpty: boolean): boolean {
+  for (const item of list) if (typeof item !== "string" || (nonEmpty && item === "")) return false;
+  return true;
+}
+
+/** `features` without those whose prerequisite (`FEATURE_NEEDS`) was not selected. */
+function withoutUnmetNeeds(features: string[], selected: ReadonlySet<string>): string[] {
+  const kept: string[] = [];
+  for (const feature of features) {
+    const need = FEATURE_NEEDS[feature];
+    if (need === undefined || selected.has(need)) kept.push(feature);
+  }
+  return kept;
 }
 
 /** Python `repr()` of the requested version, as in the reference message. */

@@ -59,7 +59,8 @@ export type ResolvedOptions = Required<Omit<ExtensionOptions, "apiVersion" | "lo
 /** Fill in the defaults and check every value (plain `Error` naming the option). */
 export function resolveOptions(options: ExtensionOptions): ResolvedOptions {
   const supported = options.supportedFeatures ?? [...SUPPORTED_FEATURES];
-  const unknown = supported.filter((f) => !(SUPPORTED_FEATURES as readonly string[]).includes(f));
+  const unknown: string[] = [];
+  for (const feature of supported) if (!(SUPPORTED_FEATURES as readonly string[]).includes(feature)) unknown.push(feature);
   if (unknown.length > 0) throw new Error(`unsupported API 0.2 features: ${unknown.join(", ")}`);
   return {
     maxConcurrentRequests: positive("maxConcurrentRequests", options.maxConcurrentRequests ?? MAX_CONCURRENT_REQUESTS),

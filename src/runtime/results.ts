@@ -67,8 +67,10 @@ export function toolResult02(value: unknown, opts: { outputSchema: JsonObject | 
     const text = value === null || value === undefined ? undefined : pyStr(value);
     result = { content: text === undefined ? [] : [{ type: "text", text }] };
   } else {
-    const unknown = Object.keys(value).filter((k) => !RESULT_KEYS.has(k));
-    if (unknown.length > 0) throw internal(`unknown API 0.2 tool result fields: ${JSON.stringify(unknown.sort())}`);
+    // Loops rather than `filter`/`some` on the request path: Array methods are JS builtins that JSC compiles on first use.
+    for (const key of Object.keys(value)) {
+      if (!RESULT_KEYS.has(key)) throw internal(`unknown API 0.2 tool result fields: ${JSON.stringify(Object.keys(value).filter((k) => !RESULT_KEYS.has(k)).sort())}`);
+    }
     result = { ...value };
     if (typeof result.content === "string") result.content = [{ type: "text", text: result.content }];
     else if (result.content === undefined) result.content = [];
@@ -83,7 +85,7 @@ export function toolResult02(value: unknown, opts: { outputSchema: JsonObject | 
     const type = part.type;
     const allowed = typeof type === "string" ? PART_KEYS[type] : undefined;
     if (!allowed) throw internal(`unknown tool result content type: ${pyStr(type)}`);
-    if (Object.keys(part).some((k) => !allowed.has(k))) throw internal(`unknown ${type} content fields`);
+    for (const key of Object.keys(part)) if (!allowed.has(key)) throw internal(`unknown ${type} content fields`);
     if (type === "text") {
       if (typeof part.text !== "string") throw internal("text content requires a string text");
       hasText = true;
