@@ -13,11 +13,12 @@ const fs = (): typeof NodeFs => require("node:fs");
  *
  * The reader polls (every 2 ms while output arrives, backing off to 250 ms
  * when idle, on an unref'd timer), reads only when the file has grown, and
- * reads at most 1 MiB per turn so replies keep flowing. Once it has caught up past 4 MiB the file is truncated; a
- * write landing between the size check and the truncation would be lost,
- * which needs a writer to race two back-to-back system calls. NUL bytes are
- * dropped: `Bun.write(Bun.stdout, …)` preallocates the file from offset 0
- * before appending, so its data arrives behind a hole of zeros.
+ * reads at most 1 MiB per turn so replies keep flowing. Once it has caught up
+ * past 4 MiB the file is truncated; a write landing between the size check
+ * and the truncation would be lost, which needs a writer to race two
+ * back-to-back system calls. NUL bytes are dropped: `Bun.write(Bun.stdout, …)`
+ * preallocates the file from offset 0 before appending, so its data arrives
+ * behind a hole of zeros.
  */
 
 /** `os.tmpdir()` without loading node:os (node:os and node:path cost ~0.5 ms at start-up). */
@@ -90,7 +91,8 @@ export class StrayReader {
   /** Read up to `budget` bytes; true when more may be waiting. */
   drain(budget = TURN_BYTES): boolean {
     // Nothing new, the usual case: one native fstat, no read, no buffer (memory stays as before sealing).
-    if (Bun.file(this.readFd).size <= this.offset) return false;
+    // Past the truncation mark it reads on, so that a file it has caught up with is truncated.
+    if (this.offset < TRUNCATE_AFTER && Bun.file(this.readFd).size <= this.offset) return false;
     let read = 0;
     for (;;) {
       let n: number;
