@@ -16,9 +16,11 @@ export function isObject(value: unknown): value is JsonRecord {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** An array holding only strings. */
+/** An array holding only strings. (A loop, not `every`: the initialize path calls it, see docs/performance.md.) */
 export function isStringArray(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === "string");
+  if (!Array.isArray(value)) return false;
+  for (const item of value) if (typeof item !== "string") return false;
+  return true;
 }
 
 /** Whether `value` is one of `choices` (a literal tuple such as `SURFACES`, with no widening cast). */

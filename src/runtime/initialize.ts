@@ -5,6 +5,7 @@ import { type BulkOffer, readBulkOffer } from "./bulk.ts";
 import { type FlagValue, readFlagValues } from "./flags.ts";
 import { RESOURCE_LIMITS } from "./resources.ts";
 import { type Registry, wireDefinition } from "./registry.ts";
+import { isStringArray } from "../check.ts";
 import { isObject } from "./results.ts";
 import type { ApiVersion, JsonObject, ToolDefinition } from "./types.ts";
 
@@ -137,10 +138,10 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
 function checkDeclared(contributes: JsonObject, key: "tools" | "commands", registered: string[]): void {
   if (!(key in contributes)) return;
   const declared = contributes[key];
-  if (!Array.isArray(declared) || !allStrings(declared, false)) {
+  if (!isStringArray(declared)) {
     throw invalid(`initialize contributes.${key} must be an array of strings`);
   }
-  const declaredSet = new Set(declared as string[]);
+  const declaredSet = new Set(declared);
   if (declaredSet.size !== declared.length) throw invalid(`initialize contributes.${key} contains duplicate names`);
   let matches = declaredSet.size === registered.length;
   for (const name of registered) if (!declaredSet.has(name)) matches = false;
@@ -172,21 +173,11 @@ function exactResourceLimits(value: unknown): boolean {
 
 function featureList(protocol: JsonObject, key: string): string[] {
   const value = protocol[key] === undefined ? [] : protocol[key];
-  if (!Array.isArray(value) || !allStrings(value, true)) {
+  if (!isStringArray(value) || value.includes("")) {
     throw invalid(`protocol ${key} must be an array of non-empty strings`);
   }
   if (new Set(value).size !== value.length) throw invalid(`protocol ${key} contains duplicate features`);
   return value as string[];
-}
-
-/**
- * Whether every entry is a string (a non-empty one with `nonEmpty`). The
- * initialize path uses loops rather than `some`/`filter`/`map`: those are JS
- * builtins that JSC compiles on first use, before the reply (docs/performance.md).
- */
-function allStrings(list: unknown[], nonEmpty: boolean): boolean {
-  for (const item of list) if (typeof item !== "string" || (nonEmpty && item === "")) return false;
-  return true;
 }
 
 /** `features` without those whose prerequisite (`FEATURE_NEEDS`) was not selected. */
