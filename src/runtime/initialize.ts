@@ -177,7 +177,7 @@ function featureList(protocol: JsonObject, key: string): string[] {
     throw invalid(`protocol ${key} must be an array of non-empty strings`);
   }
   if (new Set(value).size !== value.length) throw invalid(`protocol ${key} contains duplicate features`);
-  return value as string[];
+  return value;
 }
 
 /** `features` without those whose prerequisite (`FEATURE_NEEDS`) was not selected. */
