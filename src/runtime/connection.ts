@@ -2,7 +2,7 @@ import { ErrorCode, RpcError, cancelledError, errorText } from "../errors.ts";
 import { LIFECYCLE_METHODS } from "../protocol.ts";
 import type { Logger } from "../log.ts";
 import { decodeLine } from "../wire/decode.ts";
-import { FrameEncodeError, type WireLine, encodeProgressFrame, encodeWireFrame } from "../wire/encode.ts";
+import { FrameEncodeError, type WireLine, encodeWireFrame } from "../wire/encode.ts";
 import type { FrameWriter } from "../wire/frame-writer.ts";
 import { type RequestId, readId, wireId } from "../wire/ids.ts";
 import { readInteger } from "../wire/json.ts";
@@ -171,7 +171,7 @@ export class Connection {
     request.progressSequence++;
     const id = request.id as number | bigint;
     const sequence = request.progressSequence;
-    return live.hostRequests.sendEncoded(() => encodeProgressFrame(id, sequence, sent, this.options.maxMessageBytes));
+    return live.hostRequests.sendProgress(id, sequence, sent);
   }
 
   /** The id of `scope` when it is a host request that is still unanswered (a valid parent). */
