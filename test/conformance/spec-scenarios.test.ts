@@ -13,6 +13,7 @@ const dir = (name: string) => new URL(`../fixtures/spec-scenarios/${name}`, impo
 const MAIN = dir("v02");
 const PLAIN = dir("v02-plain");
 const LIMIT512 = dir("v02-limit512");
+const LIMIT512_PROGRESS = dir("v02-limit512-progress");
 const RESTRICTED = dir("v02-restricted");
 const V01 = dir("v01");
 const V01_OUTPUT_SCHEMA = dir("v01-output-schema");
@@ -170,6 +171,21 @@ describe("spec §10 results and limits, process level", () => {
     expect(framesWithId(host, 31).length).toBe(1);
     expect(host.extensionFrames().some((f) => (f.error as Obj | undefined)?.code === -32800)).toBe(false);
     expect(host.transcript.some((e) => e.from === "extension" && e.text.includes("x".repeat(600)))).toBe(false);
+    expect(await host.shutdown()).toBe(0);
+  });
+
+  test("maxMessageBytes 512: a $/progress event over the limit is refused to its caller with -32603 and never written; the call and the stream go on", async () => {
+    const host = await fixture(LIMIT512_PROGRESS, {}, false);
+    await host.initialize({
+      api_version: "0.2",
+      contributes: { tools: ["x600", "echo", "p600"], commands: [] },
+      protocol: { version: "0.2", required_features: REQUIRED_FEATURES, optional_features: ["request_progress"], limits: { max_concurrent_requests: 64 } },
+    });
+    expect(host.features.has("request_progress")).toBe(true);
+    expect(await host.callTool("p600", {})).toEqual(text("-32603 JSON-RPC message exceeds 512 bytes"));
+    expect(host.extensionFrames().some((f) => f.method === "$/progress")).toBe(false);
+    expect(host.transcript.some((e) => e.from === "extension" && e.text.includes("x".repeat(600)))).toBe(false);
+    expect((await host.request("tool/call", { name: "echo", arguments: { text: "after" } })).result).toEqual(text("after"));
     expect(await host.shutdown()).toBe(0);
   });
 
