@@ -81,7 +81,8 @@ export class Extension {
   private running = false;
   /** The seam every host call goes through (not public API). */
   private readonly services: services.ServiceHost;
-  private readonly presentation: PresentationPublisher;
+  /** Made on the first `publishPresentation` (nothing before the initialize reply needs it). */
+  private presenter: PresentationPublisher | undefined;
 
   constructor(options: ExtensionOptions = {}) {
     this.log = new Logger(options.logOutput ?? writeStderrLine, options.logLevel ?? "info");
@@ -100,7 +101,6 @@ export class Extension {
       parent: (explicit) => this.parentFor(explicit),
       token: () => currentScope()?.token,
     };
-    this.presentation = new PresentationPublisher(this.services, () => [...this.registry.commands.keys()]);
     this.options = resolveOptions(options);
   }
 
@@ -490,7 +490,8 @@ export class Extension {
    * await ext.publishPresentation({ revision: 1, status: { state: "active", label: "1 worker" }, activities: [], actions: [] });
    */
   publishPresentation(snapshot: PresentationSnapshot, options: { resourceOwner?: ResourceOwner } = {}): Promise<void> {
-    return this.presentation.publish(snapshot, options);
+    this.presenter ??= new PresentationPublisher(this.services, () => [...this.registry.commands.keys()]);
+    return this.presenter.publish(snapshot, options);
   }
 
   /** Ask the user for ephemeral input (`input/request`, API 0.2); `null` when cancelled or headless. */
@@ -608,13 +609,19 @@ export class Extension {
     this.running = true;
     this.registry.freeze();
     await serve(io, this.log, this.options, ({ writer, handlersReady, stop }) => {
+      const o = this.options;
       this.connection = new Connection({
         handlersReady,
         registry: this.registry,
         logger: this.log,
         writer,
-        ...this.options,
-        supportedFeatures: new Set(this.options.supportedFeatures),
+        maxMessageBytes: o.maxMessageBytes,
+        maxPendingRequests: o.maxPendingRequests,
+        maxConcurrentRequests: o.maxConcurrentRequests,
+        supportedFeatures: new Set(o.supportedFeatures),
+        shutdownTimeoutMs: o.shutdownTimeoutMs,
+        cancellationGraceMs: o.cancellationGraceMs,
+        cancelledReplyMs: o.cancelledReplyMs,
         onStop: stop,
       });
       return this.connection;

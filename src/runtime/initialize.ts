@@ -54,11 +54,11 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
   }
   const contributes = params.contributes === undefined ? {} : params.contributes;
   if (!isObject(contributes)) throw invalid("initialize contributes must be an object");
-  checkDeclared(contributes, "tools", [...registry.tools.keys()]);
-  checkDeclared(contributes, "commands", [...registry.commands.keys()]);
+  checkDeclared(contributes, "tools", registry.tools);
+  checkDeclared(contributes, "commands", registry.commands);
   let shortcuts: unknown[] = [];
   if (negotiatesFeatures(api)) {
-    shortcuts = declaredShortcuts(contributes, [...registry.shortcuts.keys()]);
+    shortcuts = declaredShortcuts(contributes, registry.shortcuts);
     if (registry.menuHandler && params.contributes !== undefined && contributes.menu !== true) throw invalid("a menu handler requires contributes.menu = true");
   }
 
@@ -90,7 +90,8 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
     }
     concurrency = Number(requested < options.maxConcurrentRequests ? requested : options.maxConcurrentRequests);
     const seen = new Set<string>();
-    for (const feature of [...required, ...optional]) {
+    for (let i = 0; i < required.length + optional.length; i++) {
+      const feature = i < required.length ? required[i]! : optional[i - required.length]!;
       if (seen.has(feature) || !options.supportedFeatures.has(feature)) continue;
       if (api !== "0.4" && (API04_FEATURES as readonly string[]).includes(feature)) continue;
       if ((feature === "resource_refs_v1" || feature === "operation_descriptors_v1") && registry.resourceTypes.size === 0) continue;
@@ -103,7 +104,7 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
     if (features.includes("resource_refs_v1") && !exactResourceLimits(limits.resource_refs_v1)) throw invalid("unsupported resource registry limits");
     // octet fails initialize when a declared 0.4 hook's feature is not selected: say so here instead.
     const declaredHooks = Array.isArray(contributes.hooks) ? contributes.hooks : [];
-    for (const [hook, feature] of Object.entries(API04_HOOK_FEATURES)) {
+    if (declaredHooks.length > 0) for (const [hook, feature] of Object.entries(API04_HOOK_FEATURES)) {
       if (declaredHooks.includes(hook) && !features.includes(feature)) {
         throw new RpcError(ErrorCode.ServerError, `declared hook ${hook} needs the ${feature} feature, which was not negotiated`, { hook, feature });
       }
@@ -135,7 +136,8 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
   };
 }
 
-function checkDeclared(contributes: JsonObject, key: "tools" | "commands", registered: string[]): void {
+/** `contributes[key]` must name exactly the registered handlers (no duplicates); the map's keys are the registered names. */
+function checkDeclared(contributes: JsonObject, key: "tools" | "commands", registered: ReadonlyMap<string, unknown>): void {
   if (!(key in contributes)) return;
   const declared = contributes[key];
   if (!isStringArray(declared)) {
@@ -143,9 +145,10 @@ function checkDeclared(contributes: JsonObject, key: "tools" | "commands", regis
   }
   const declaredSet = new Set(declared);
   if (declaredSet.size !== declared.length) throw invalid(`initialize contributes.${key} contains duplicate names`);
-  let matches = declaredSet.size === registered.length;
-  for (const name of registered) if (!declaredSet.has(name)) matches = false;
-  if (!matches) throw invalid(`registered ${key} do not match manifest declarations`, { declared, registered });
+  // Same size and every declared name registered: the same set.
+  let matches = declaredSet.size === registered.size;
+  for (let i = 0; i < declared.length; i++) if (!registered.has(declared[i]!)) matches = false;
+  if (!matches) throw invalid(`registered ${key} do not match manifest declarations`, { declared, registered: [...registered.keys()] });
 }
 
 /**
@@ -153,8 +156,9 @@ function checkDeclared(contributes: JsonObject, key: "tools" | "commands", regis
  * against the registered handlers like tools and commands. Returned as sent:
  * the reply must repeat it exactly.
  */
-function declaredShortcuts(contributes: JsonObject, registered: string[]): unknown[] {
+function declaredShortcuts(contributes: JsonObject, handlers: ReadonlyMap<string, unknown>): unknown[] {
   if (!("shortcuts" in contributes)) return [];
+  const registered = [...handlers.keys()];
   const declared = contributes.shortcuts;
   if (!Array.isArray(declared) || declared.some((s) => !isObject(s) || typeof s.name !== "string" || typeof s.key !== "string" || typeof s.description !== "string")) {
     throw invalid("initialize contributes.shortcuts must be an array of {key, name, description}");

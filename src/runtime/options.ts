@@ -56,22 +56,26 @@ export interface ExtensionOptions {
 /** The options the runtime runs with: every default filled in and checked. */
 export type ResolvedOptions = Required<Omit<ExtensionOptions, "apiVersion" | "logLevel" | "logOutput" | "handleUncaught">>;
 
-/** Fill in the defaults and check every value (plain `Error` naming the option). */
+/** Fill in the defaults and check every value given (plain `Error` naming the option). */
 export function resolveOptions(options: ExtensionOptions): ResolvedOptions {
-  const supported = options.supportedFeatures ?? [...SUPPORTED_FEATURES];
+  const supported = options.supportedFeatures === undefined || options.supportedFeatures === null ? SUPPORTED_FEATURES.slice() : checkFeatures(options.supportedFeatures);
+  return {
+    maxConcurrentRequests: positive("maxConcurrentRequests", options.maxConcurrentRequests, MAX_CONCURRENT_REQUESTS),
+    maxPendingRequests: positive("maxPendingRequests", options.maxPendingRequests, MAX_PENDING_REQUESTS),
+    maxMessageBytes: positive("maxMessageBytes", options.maxMessageBytes, MAX_MESSAGE_BYTES),
+    shutdownTimeoutMs: nonNegative("shutdownTimeoutMs", options.shutdownTimeoutMs, SHUTDOWN_TIMEOUT_MS),
+    cancellationGraceMs: nonNegative("cancellationGraceMs", options.cancellationGraceMs, CANCELLATION_GRACE_MS),
+    cancelledReplyMs: nonNegative("cancelledReplyMs", options.cancelledReplyMs, CANCELLED_REPLY_MS),
+    supportedFeatures: supported,
+    gcPacingBytes: nonNegative("gcPacingBytes", options.gcPacingBytes, GC_PACING_BYTES),
+  };
+}
+
+function checkFeatures(supported: string[]): string[] {
   const unknown: string[] = [];
   for (const feature of supported) if (!(SUPPORTED_FEATURES as readonly string[]).includes(feature)) unknown.push(feature);
   if (unknown.length > 0) throw new Error(`unsupported API 0.2 features: ${unknown.join(", ")}`);
-  return {
-    maxConcurrentRequests: positive("maxConcurrentRequests", options.maxConcurrentRequests ?? MAX_CONCURRENT_REQUESTS),
-    maxPendingRequests: positive("maxPendingRequests", options.maxPendingRequests ?? MAX_PENDING_REQUESTS),
-    maxMessageBytes: positive("maxMessageBytes", options.maxMessageBytes ?? MAX_MESSAGE_BYTES),
-    shutdownTimeoutMs: nonNegative("shutdownTimeoutMs", options.shutdownTimeoutMs ?? SHUTDOWN_TIMEOUT_MS),
-    cancellationGraceMs: nonNegative("cancellationGraceMs", options.cancellationGraceMs ?? CANCELLATION_GRACE_MS),
-    cancelledReplyMs: nonNegative("cancelledReplyMs", options.cancelledReplyMs ?? CANCELLED_REPLY_MS),
-    supportedFeatures: supported,
-    gcPacingBytes: nonNegative("gcPacingBytes", options.gcPacingBytes ?? GC_PACING_BYTES),
-  };
+  return supported;
 }
 
 /** The API version: explicit, else `OCTET_EXTENSION_API_VERSION`, else 0.1 (an unknown one is logged). */
@@ -91,12 +95,15 @@ function isApiVersion(value: string): value is ApiVersion {
   return (API_VERSIONS as readonly string[]).includes(value);
 }
 
-function positive(name: string, value: number): number {
+// Defaults are taken as they are: only a value the author passed is checked.
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined || value === null) return fallback;
   if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
   return value;
 }
 
-function nonNegative(name: string, value: number): number {
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined || value === null) return fallback;
   if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a finite non-negative number`);
   return value;
 }

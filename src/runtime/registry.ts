@@ -111,7 +111,11 @@ export class Registry {
   readonly shortcuts = new Map<string, ShortcutHandler>();
   /** Resource types (`ext.resourceType`) and the values behind the refs of this process. */
   readonly resourceTypes = new Map<string, ResourceType<any>>();
-  readonly resources = new ResourceRegistry();
+  private resourceRecords: ResourceRegistry | undefined;
+  /** Made on first use: resource refs are rare, and nothing before the initialize reply needs them. */
+  get resources(): ResourceRegistry {
+    return (this.resourceRecords ??= new ResourceRegistry());
+  }
   contextHandler: ContextHandler | undefined;
   menuHandler: MenuHandler | undefined;
   shutdownHandler: ShutdownHandler | undefined;

@@ -81,7 +81,7 @@ async function readLoop(
   limits: { maxMessageBytes: number; gcPacingBytes: number },
 ): Promise<void> {
   const splitter = new LineSplitter(limits.maxMessageBytes);
-  const emit = endpoint.receive.bind(endpoint);
+  const emit = (event: SplitEvent) => endpoint.receive(event);
   const pacer = new GarbagePacer(limits.gcPacingBytes);
   let received = 0;
   try {

@@ -52,8 +52,8 @@ export function sessionHookResult(hook: string, value: unknown): JsonObject {
   return out;
 }
 
-/** The grant a session-leaf append uses next, per hook request. */
-const grants = new WeakMap<RequestScope, JsonObject | null>();
+/** The grant a session-leaf append uses next, per hook request (made on the first append). */
+let grants: WeakMap<RequestScope, JsonObject | null> | undefined;
 
 /** Check a request's `session_leaf` grant (`-32602` when malformed); undefined when it carries none. */
 export function checkSessionLeaf(params: JsonObject): void {
@@ -70,7 +70,7 @@ export function checkSessionLeaf(params: JsonObject): void {
 /** The grant for an append from `scope` (the hook's own, then each successor), or undefined outside a leaf hook. */
 export function nextGrant(scope: RequestScope | undefined): JsonObject | null | undefined {
   if (!scope) return undefined;
-  if (grants.has(scope)) return grants.get(scope);
+  if (grants?.has(scope)) return grants.get(scope);
   const leaf = isObject(scope.params) ? scope.params.session_leaf : undefined;
   if (!isObject(leaf)) return undefined;
   return { grant_id: leaf.grant_id, activation_epoch: leaf.activation_epoch, operation_id: leaf.operation_id };
@@ -78,5 +78,5 @@ export function nextGrant(scope: RequestScope | undefined): JsonObject | null | 
 
 /** Record the successor grant an append returned (`null`: the chain ended). */
 export function useGrant(scope: RequestScope, successor: unknown): void {
-  grants.set(scope, isObject(successor) ? { grant_id: successor.grant_id, activation_epoch: successor.activation_epoch, operation_id: successor.operation_id } : null);
+  (grants ??= new WeakMap()).set(scope, isObject(successor) ? { grant_id: successor.grant_id, activation_epoch: successor.activation_epoch, operation_id: successor.operation_id } : null);
 }

@@ -23,7 +23,8 @@ export function encodeFrame(frame: object, limit = MAX_MESSAGE_BYTES): string {
 /** A frame ready for the stream: a string, or UTF-8 bytes for a large one. */
 export type WireLine = string | Uint8Array;
 
-const utf8 = new TextEncoder();
+/** Made for the first large frame: nothing before the initialize reply needs one. */
+let utf8: TextEncoder | undefined;
 
 /**
  * Like {@link encodeFrame}, for the runtime's writer: a large frame is encoded
@@ -32,7 +33,7 @@ const utf8 = new TextEncoder();
 export function encodeWireFrame(frame: object, limit = MAX_MESSAGE_BYTES): WireLine {
   const line = serialize(frame);
   if (line.length * 3 <= limit) return line;
-  const bytes = utf8.encode(line);
+  const bytes = (utf8 ??= new TextEncoder()).encode(line);
   if (bytes.length > limit) throw new FrameEncodeError(`JSON-RPC message exceeds ${limit} bytes`);
   return bytes;
 }
@@ -76,7 +77,7 @@ export function encodeProgressFrame(requestId: number | bigint, sequence: number
   const body = typeof event === "string" ? event : serialize(event).slice(0, -1);
   const line = `{"jsonrpc":"2.0","method":"$/progress","params":{"request_id":${requestId},"sequence":${sequence},"event":${body}}}\n`;
   if (line.length * 3 <= limit) return line;
-  const bytes = utf8.encode(line);
+  const bytes = (utf8 ??= new TextEncoder()).encode(line);
   if (bytes.length > limit) throw new FrameEncodeError(`JSON-RPC message exceeds ${limit} bytes`);
   return bytes;
 }

@@ -12,9 +12,10 @@
  */
 import { U64_MAX } from "../protocol.ts";
 
-const lexemes = new WeakMap<object, Map<string, string>>();
+/** Made by the first frame that needs them (most sessions never do). */
+let lexemes: WeakMap<object, Map<string, string>> | undefined;
 /** Objects and arrays that hold a `bigint` made by {@link parseJson}, at any depth. */
-const bigHolders = new WeakSet<object>();
+let bigHolders: WeakSet<object> | undefined;
 const INTEGER_LEXEME = /^-?(0|[1-9][0-9]*)$/;
 
 /**
@@ -77,15 +78,16 @@ function revive(this: object, key: string, value: unknown, context?: { source?: 
     const source = context?.source;
     if (source === undefined) return value;
     if (!Number.isSafeInteger(value) && INTEGER_LEXEME.test(source)) {
-      bigHolders.add(this);
+      (bigHolders ??= new WeakSet()).add(this);
       return BigInt(source);
     }
     if (source !== String(value)) {
+      lexemes ??= new WeakMap();
       let table = lexemes.get(this);
       if (!table) lexemes.set(this, (table = new Map()));
       table.set(key, source);
     }
-  } else if (typeof value === "object" && value !== null && bigHolders.has(value)) {
+  } else if (bigHolders !== undefined && typeof value === "object" && value !== null && bigHolders.has(value)) {
     bigHolders.add(this);
   }
   return value;
@@ -93,12 +95,12 @@ function revive(this: object, key: string, value: unknown, context?: { source?: 
 
 /** Whether {@link parseJson} put a `bigint` somewhere inside `value` (a cheap check: no walk). */
 export function holdsBigInt(value: unknown): boolean {
-  return typeof value === "object" && value !== null && bigHolders.has(value);
+  return bigHolders !== undefined && typeof value === "object" && value !== null && bigHolders.has(value);
 }
 
 /** The source text of the number at `holder[key]` (its JS rendering when it round-trips). */
 export function numberSource(holder: object, key: string): string {
-  return lexemes.get(holder)?.get(key) ?? String((holder as Record<string, unknown>)[key]);
+  return lexemes?.get(holder)?.get(key) ?? String((holder as Record<string, unknown>)[key]);
 }
 
 /**
@@ -111,7 +113,7 @@ export function readInteger(holder: object, key: string): number | bigint | unde
   if (typeof value === "bigint") return value;
   if (typeof value !== "number") return undefined;
   // No lexeme recorded: the text was the canonical rendering (the common case, no string work).
-  if (Number.isSafeInteger(value) && lexemes.get(holder)?.has(key) !== true) return value;
+  if (Number.isSafeInteger(value) && lexemes?.get(holder)?.has(key) !== true) return value;
   const source = numberSource(holder, key);
   if (!INTEGER_LEXEME.test(source)) return undefined;
   if (Number.isSafeInteger(value)) return value === 0 ? 0 : value;

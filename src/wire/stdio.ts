@@ -233,10 +233,20 @@ export function writeStderrLine(line: string): void {
   void stderrSink.flush();
 }
 
+/** Where routed `console.*` calls go: the latest logger to claim the console. */
+let consoleLogger: Logger | undefined;
+
+/** Install the `console.*` routes once; a later call only changes the logger they write to. */
 function routeConsole(logger: Logger): void {
+  const installed = consoleLogger !== undefined;
+  consoleLogger = logger;
+  if (installed) return;
   const format = (args: unknown[]) => args.map((a) => (typeof a === "string" ? a : Bun.inspect(a))).join(" ");
-  for (const [method, level] of CONSOLE_LEVELS) {
-    (console as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => logger.write(level, format(args), { source: "console" });
+  const methods = console as unknown as Record<string, unknown>;
+  for (let i = 0; i < CONSOLE_LEVELS.length; i++) {
+    const entry = CONSOLE_LEVELS[i]!;
+    const level = entry[1];
+    methods[entry[0]] = (...args: unknown[]) => consoleLogger!.write(level, format(args), { source: "console" });
   }
 }
 

@@ -9,13 +9,17 @@ export const MAX_SCHEMA_DEPTH = 32;
 /** Maximum UTF-8 length of a name under `properties`. */
 export const MAX_PROPERTY_NAME_BYTES = 256;
 
-const KEYWORDS = new Set([
+const KEYWORD_NAMES = [
   "$schema", "title", "description", "default", "examples", "type", "properties", "required",
   "additionalProperties", "items", "enum", "const", "allOf", "anyOf", "oneOf", "minimum", "maximum",
   "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems",
   "uniqueItems", "minProperties", "maxProperties",
-]);
-const TYPE_NAMES = new Set(["null", "boolean", "object", "array", "number", "integer", "string"]);
+];
+const TYPE_NAME_LIST = ["null", "boolean", "object", "array", "number", "integer", "string"];
+/** The keyword and type-name sets, made when the first schema is checked (not at start-up). */
+let names: { keywords: Set<string>; types: Set<string> } | undefined;
+const schemaNames = () => (names ??= { keywords: new Set(KEYWORD_NAMES), types: new Set(TYPE_NAME_LIST) });
+
 const NUMERIC_BOUNDS = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const;
 const COUNT_BOUNDS = ["minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"] as const;
 const COMBINATORS = ["allOf", "anyOf", "oneOf"] as const;
@@ -36,7 +40,7 @@ function checkSchemaNode(node: unknown, path: string, depth: number): void {
   if (!isObject(node)) throw new Error(`${path}: a schema must be a JSON object`);
   if (depth > MAX_SCHEMA_DEPTH) throw new Error(`${path}: schema nesting exceeds ${MAX_SCHEMA_DEPTH} levels`);
   for (const key of Object.keys(node)) {
-    if (!KEYWORDS.has(key)) throw new Error(`${memberPath(path, key)}: unknown keyword ${JSON.stringify(key)}`);
+    if (!schemaNames().keywords.has(key)) throw new Error(`${memberPath(path, key)}: unknown keyword ${JSON.stringify(key)}`);
   }
   const has = (key: string): boolean => Object.hasOwn(node, key) && node[key] !== undefined;
 
@@ -97,6 +101,6 @@ function checkTypeKeyword(type: unknown, path: string): void {
   names.forEach((name, i) => {
     const at = Array.isArray(type) ? `${path}[${i}]` : path;
     if (typeof name !== "string") throw new Error(`${at}: a type name must be a string`);
-    if (!TYPE_NAMES.has(name)) throw new Error(`${at}: unknown type name ${JSON.stringify(name)}`);
+    if (!schemaNames().types.has(name)) throw new Error(`${at}: unknown type name ${JSON.stringify(name)}`);
   });
 }
