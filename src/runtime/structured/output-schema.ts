@@ -17,8 +17,8 @@ const KEYWORD_NAMES = [
 ];
 const TYPE_NAME_LIST = ["null", "boolean", "object", "array", "number", "integer", "string"];
 /** The keyword and type-name sets, made when the first schema is checked (not at start-up). */
-let names: { keywords: Set<string>; types: Set<string> } | undefined;
-const schemaNames = () => (names ??= { keywords: new Set(KEYWORD_NAMES), types: new Set(TYPE_NAME_LIST) });
+let nameSets: { keywords: Set<string>; types: Set<string> } | undefined;
+const schemaNames = () => (nameSets ??= { keywords: new Set(KEYWORD_NAMES), types: new Set(TYPE_NAME_LIST) });
 
 const NUMERIC_BOUNDS = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const;
 const COUNT_BOUNDS = ["minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"] as const;
