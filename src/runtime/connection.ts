@@ -10,7 +10,7 @@ import type { SplitEvent } from "../wire/line-splitter.ts";
 import { CancellationToken } from "./cancellation.ts";
 import { HostRequests } from "./host-requests.ts";
 import { type Session, negotiate } from "./initialize.ts";
-import { LazyLiveSession, type LiveSession } from "./live-session.ts";
+import type { LiveSession } from "./live-session.ts";
 import { ToolCatalog } from "./catalog.ts";
 import { METHODS, type MethodEnv, isThenable } from "./methods.ts";
 import { checkProgressEvent, type ProgressEvent, statusEventJson } from "./progress.ts";
@@ -289,13 +289,12 @@ export class Connection {
     // The reply is queued before the state changes, so nothing can precede it; a reply that
     // cannot be encoded is answered -32603 and leaves the process uninitialised.
     if (!this.writeReplyChecked(id, { result })) return;
-    const { writer, logger, maxMessageBytes, registry } = this.options;
-    this.liveSession = new LazyLiveSession(
+    this.liveSession = {
       session,
-      this,
-      () => new HostRequests(session.api, writer, logger, maxMessageBytes),
-      () => new ToolCatalog(registry.tools, session.features.has("dynamic_tools")),
-    );
+      hostRequests: new HostRequests(session.api, this.options.writer, this.options.logger, this.options.maxMessageBytes),
+      catalog: new ToolCatalog(this.options.registry.tools, session.features.has("dynamic_tools")),
+      connection: this,
+    };
     this.state = "ready";
     this.scheduler.setConcurrency(session.concurrency);
   }

@@ -30,28 +30,3 @@ export interface LiveSession {
   /** The connection serving this session (progress and the active-parent rule live there). */
   readonly connection: SessionConnection;
 }
-
-/**
- * A {@link LiveSession} whose host channel and catalog are made on first use:
- * `initialize` creates it right after queueing its reply, and nothing the
- * reply needs waits for them (docs/performance.md, cold start).
- */
-export class LazyLiveSession implements LiveSession {
-  private requests: HostRequests | undefined;
-  private tools: ToolCatalog | undefined;
-
-  constructor(
-    readonly session: Session,
-    readonly connection: SessionConnection,
-    private readonly makeHostRequests: () => HostRequests,
-    private readonly makeCatalog: () => ToolCatalog,
-  ) {}
-
-  get hostRequests(): HostRequests {
-    return (this.requests ??= this.makeHostRequests());
-  }
-
-  get catalog(): ToolCatalog {
-    return (this.tools ??= this.makeCatalog());
-  }
-}
