@@ -242,11 +242,8 @@ function routeConsole(logger: Logger): void {
   consoleLogger = logger;
   if (installed) return;
   const format = (args: unknown[]) => args.map((a) => (typeof a === "string" ? a : Bun.inspect(a))).join(" ");
-  const methods = console as unknown as Record<string, unknown>;
-  for (let i = 0; i < CONSOLE_LEVELS.length; i++) {
-    const entry = CONSOLE_LEVELS[i]!;
-    const level = entry[1];
-    methods[entry[0]] = (...args: unknown[]) => consoleLogger!.write(level, format(args), { source: "console" });
+  for (const [method, level] of CONSOLE_LEVELS) {
+    (console as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => consoleLogger!.write(level, format(args), { source: "console" });
   }
 }
 
