@@ -26,6 +26,7 @@ export class BenchClient {
   readonly proc: Bun.Subprocess<number, number, "ignore">;
   private readonly input: ReturnType<ReturnType<typeof Bun.file>["writer"]>;
   private readonly fds: number[];
+  private reader: { cancel(): Promise<void> } | undefined;
 
   constructor(
     argv: string[],
@@ -47,10 +48,13 @@ export class BenchClient {
   private async read(fd: number): Promise<void> {
     const splitter = new LineSplitter(16 * 1024 * 1024);
     const decoder = new TextDecoder();
-    // Our side also holds the write end, so this stream never ends by itself: it stops when we close it.
+    // Our side also holds the write end, so this stream never ends by itself: `close()` cancels it.
+    const reader = (this.reader = Bun.file(fd).stream().getReader());
     try {
-      for await (const chunk of Bun.file(fd).stream()) {
-        splitter.push(chunk, (event) => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        splitter.push(value, (event) => {
           if (event.kind !== "line") return;
           const frame = JSON.parse(decoder.decode(lineBytes(event.parts)));
           if (frame.id === undefined) this.notifications++;
@@ -58,7 +62,7 @@ export class BenchClient {
         });
       }
     } catch {
-      /* closed */
+      /* cancelled or closed */
     }
   }
 
@@ -90,8 +94,10 @@ export class BenchClient {
     this.close();
   }
 
-  /** Close our ends of the pipes (after the process exited). */
+  /** Stop reading and close our ends of the pipes (after the process exited); otherwise the bench never exits. */
   close(): void {
+    void this.reader?.cancel().catch(() => {});
+    void this.input.end();
     for (const fd of this.fds.splice(0)) {
       try {
         closeSync(fd);
