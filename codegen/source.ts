@@ -47,7 +47,8 @@ export function initialSource(m: AuthorManifest): string {
 export function updateSource(m: AuthorManifest, text: string): SourceUpdate {
   const project = new Project({
     useInMemoryFileSystem: true,
-    compilerOptions: { allowJs: false },
+    // Only syntax is checked and edited here: without the default lib files the program skips ~0.6 s of parsing.
+    compilerOptions: { allowJs: false, noLib: true, types: [] },
     manipulationSettings: { indentationText: IndentationText.TwoSpaces, quoteKind: QuoteKind.Double },
   });
   const file = project.createSourceFile("/source.ts", text);
