@@ -18,6 +18,16 @@ function fifo(childFlags: number): { ours: number; theirs: number } {
   return { ours, theirs };
 }
 
+/** The two FIFOs of one launch (each `mkfifo` is a process of its own: make them before timing a start). */
+export interface BenchPipes {
+  stdin: { ours: number; theirs: number };
+  stdout: { ours: number; theirs: number };
+}
+
+export function benchPipes(): BenchPipes {
+  return { stdin: fifo(constants.O_RDONLY), stdout: fifo(constants.O_WRONLY) };
+}
+
 /** A minimal host for benchmarks: raw lines in, parsed frames out, no validation; stdio over pipes, as octet launches. */
 export class BenchClient {
   private waiters = new Map<number, (frame: any) => void>();
@@ -32,11 +42,10 @@ export class BenchClient {
     argv: string[],
     private readonly api: "0.1" | "0.2" = "0.1",
     env: Record<string, string> = {},
+    { stdin, stdout }: BenchPipes = benchPipes(),
   ) {
     // The protocol variables an octet host sets (spec §1.5), so the SDK runs as it does under octet.
     const protocol = { OCTET_EXTENSION_API_VERSION: api, OCTET_EXTENSION_NAME: "bench" };
-    const stdin = fifo(constants.O_RDONLY);
-    const stdout = fifo(constants.O_WRONLY);
     this.proc = Bun.spawn(argv, { stdin: stdin.theirs, stdout: stdout.theirs, stderr: "ignore", env: { ...process.env, ...env, ...protocol } });
     closeSync(stdin.theirs);
     closeSync(stdout.theirs);

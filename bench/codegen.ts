@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build, gen } from "../codegen/index.ts";
-import { BenchClient, median } from "./client.ts";
+import { BenchClient, benchPipes, median } from "./client.ts";
 
 const REPO = new URL("../", import.meta.url).pathname;
 
@@ -36,8 +36,9 @@ function project(tools: number): string {
 async function coldStart(argv: string[], env: Record<string, string>): Promise<number> {
   const samples: number[] = [];
   for (let i = 0; i < 15; i++) {
+    const pipes = benchPipes();
     const t0 = performance.now();
-    const client = new BenchClient(argv, "0.2", env);
+    const client = new BenchClient(argv, "0.2", env, pipes);
     await client.initialize(["tool_0"]);
     samples.push(performance.now() - t0);
     await client.shutdown();

@@ -3,7 +3,7 @@
  * (the floor), measured in the same run. Figures and ratios; not a test.
  */
 import { compileStandalone } from "../codegen/build.ts";
-import { BenchClient, median } from "./client.ts";
+import { BenchClient, benchPipes, median } from "./client.ts";
 import { codegenBench } from "./codegen.ts";
 import { validationBench } from "./validation.ts";
 
@@ -146,8 +146,9 @@ async function coldStarts(argvs: string[][], api: Api): Promise<number[]> {
   const samples: number[][] = argvs.map(() => []);
   for (let i = 0; i < 101; i++) {
     for (const [k, argv] of argvs.entries()) {
+      const pipes = benchPipes();
       const t0 = performance.now();
-      const c = new BenchClient(argv, api);
+      const c = new BenchClient(argv, api, {}, pipes);
       await c.initialize();
       samples[k]!.push(performance.now() - t0);
       await c.shutdown();
