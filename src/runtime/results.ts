@@ -101,7 +101,9 @@ export function toolResult02(value: unknown, opts: { outputSchema: JsonObject | 
   const isError = result.is_error === undefined ? false : result.is_error;
   if (typeof isError !== "boolean") throw internal("tool result is_error must be a boolean");
   let parts = content;
-  let metadata = result.metadata === undefined ? {} : result.metadata;
+  // A `{}` made here for an absent metadata is within every bound (see checkResultBounds below).
+  let defaulted = result.metadata === undefined;
+  let metadata = defaulted ? {} : result.metadata;
   if (metadata !== null && !isObject(metadata)) throw internal("tool result metadata must be an object or null");
   if (isObject(metadata) && DIAGNOSTICS_KEY in metadata) {
     const problem = diagnosticsProblem(metadata[DIAGNOSTICS_KEY], { blobs: opts.bulk === true });
@@ -114,6 +116,7 @@ export function toolResult02(value: unknown, opts: { outputSchema: JsonObject | 
     if (isObject(metadata) && DIAGNOSTICS_KEY in metadata) throw internal(`reserved diagnostic metadata already supplied (return diagnostics or metadata.${DIAGNOSTICS_KEY}, not both)`);
     if ((diagnostics as Diagnostic[]).length > 0) {
       metadata = { ...(metadata ?? {}), [DIAGNOSTICS_KEY]: diagnostics };
+      defaulted = false;
       const summary = diagnosticSummary(diagnostics as Diagnostic[]);
       if (summary !== "") parts = [...content, { type: "text", text: summary }];
       if (parts.length > 256) throw internal("tool result content exceeds 256 parts");
@@ -128,7 +131,8 @@ export function toolResult02(value: unknown, opts: { outputSchema: JsonObject | 
   } else if (opts.outputSchema && !isError) {
     throw internal("tool result omitted structured_content required by output_schema");
   }
-  const bound = checkResultBounds(out);
+  // Only what the author returned (or the diagnostics merged into it) is walked and measured.
+  const bound = checkResultBounds({ structured_content: out.structured_content, metadata: defaulted ? undefined : metadata });
   if (bound) throw internal(bound);
   return out;
 }
