@@ -1,6 +1,6 @@
 import { IndentationText, Node, Project, QuoteKind, type ObjectLiteralExpression, type SourceFile } from "ts-morph";
 import type { AuthorManifest } from "./manifest.ts";
-import { type Section, SourceError, type SourceUpdate, stubText } from "./source.ts";
+import { menuStubText, type Section, SourceError, type SourceUpdate, stubText } from "./source.ts";
 
 /**
  * Keep the author's existing source file in step with the declarations, with
@@ -55,7 +55,7 @@ export function updateSource(m: AuthorManifest, text: string): SourceUpdate {
   const hasMenu = handlers.getProperty("menu") !== undefined;
   if (menuDeclared && !hasMenu) {
     added.push("menu");
-    missingSections.push(`menu: async (params, ctx) => {\n  throw new Error("the menu is not implemented yet");\n},\n`);
+    missingSections.push(menuStubText(""));
   }
   if (!menuDeclared && hasMenu) orphans.push("menu");
   if (missingSections.length > 0) {

@@ -48,7 +48,7 @@ export function freshSource(m: AuthorManifest): SourceUpdate {
   if (shortcuts.length > 0) lines.push(`  shortcuts: {\n${stubs("shortcuts", shortcuts, "    ")}  },`);
   if (m.contributes.menu === true) {
     added.push("menu");
-    lines.push(`  menu: async (params, ctx) => {\n    throw new Error("the menu is not implemented yet");\n  },`);
+    lines.push(menuStubText("  ").slice(0, -1));
   }
   return { text: sourceWith(m, lines), added, orphans: [] };
 }
@@ -77,6 +77,12 @@ function propertyKey(name: string): string {
 
 export type Section = "tools" | "commands" | "shortcuts";
 
+/** The `menu` handler stub, each line indented by `indent`, ending in ",\n". */
+export function menuStubText(indent: string): string {
+  return `${indent}menu: async (params, ctx) => {\n${indent}  throw new Error("the menu is not implemented yet");\n${indent}},\n`;
+}
+
+/** A handler stub for `name` in `section`, each line indented by `indent`, ending in ",\n". */
 export function stubText(section: Section, name: string, indent: string): string {
   const what = section === "tools" ? "tool" : section === "commands" ? "command" : "shortcut";
   const message = JSON.stringify(`${what} \`${name}\` is not implemented yet`);
