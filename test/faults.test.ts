@@ -204,11 +204,12 @@ describe("a handler that ignores cancellation", () => {
     for (const deadline = performance.now() + 10_000; host.logs().filter((r) => r.message === "stubborn finished").length < 8 && performance.now() < deadline; ) await Bun.sleep(50);
     expect(host.logs().filter((r) => r.message === "stubborn finished")).toHaveLength(8);
     expect(host.logs().filter((r) => r.message === "handler did not stop after cancellation: answered -32800, still running")).toHaveLength(8);
-    expect(host.logs().filter((r) => r.message === "cancelled handler finished after its reply")).toHaveLength(8);
     expect(await host.callTool("echo", { text: "after" })).toMatchObject({ content: [{ text: "after" }] });
     const framesFor = (id: number) => host.transcript.filter((e) => e.from === "extension" && JSON.parse(e.text).id === id).length;
     for (const id of ids) expect(framesFor(id)).toBe(1);
     expect(await host.shutdown()).toBe(0);
+    // Logged by the runtime after each "stubborn finished": stderr may trail, so judged once it is drained.
+    expect(host.logs().filter((r) => r.message === "cancelled handler finished after its reply")).toHaveLength(8);
     expectCleanStreams(host);
     console.log(`stuck handlers: 8 cancelled, answered -32800 after ${answeredAfter.toFixed(0)} ms`);
   }, 30_000);

@@ -98,8 +98,8 @@ describe("shutdown (spec §3.8, §8.8)", () => {
     const host = await ready();
     host.notify("shutdown", {});
     expect(await host.callTool("echo", { text: "alive" })).toMatchObject({ content: "alive" });
-    expect(host.logs().some((l) => l.level === "warning" && l.message === "ignored shutdown notification")).toBe(true);
     expect(await host.shutdown()).toBe(0);
+    expect(host.logs().some((l) => l.level === "warning" && l.message === "ignored shutdown notification")).toBe(true);
   });
 });
 
@@ -192,9 +192,9 @@ describe("scheduling on API 0.1 (spec §8.3, §8.10)", () => {
     host.sendRaw('{"jsonrpc":"2.0","id":true,"result":{}}');
     expect(await host.callTool("echo", { text: "x" })).toMatchObject({ content: "x" });
     expect(host.extensionFrames().length).toBe(2);
+    expect(await host.shutdown()).toBe(0);
     expect(host.logs().some((l) => l.message === "ignored late or unknown response" && l.response_id === 999)).toBe(true);
     expect(host.logs().some((l) => l.message === "ignored response with invalid id")).toBe(true);
-    expect(await host.shutdown()).toBe(0);
   });
 });
 

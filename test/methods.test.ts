@@ -44,9 +44,9 @@ describe("initialize (spec §3.1, §8.2)", () => {
     expect((await host.request("tool/call", { name: "echo" })).error).toEqual({ code: -32600, message: "initialize must be the first request" });
     expect((await host.request("shutdown", {})).error).toEqual({ code: -32600, message: "initialize must be the first request" });
     expect(host.extensionFrames().length).toBe(2);
-    expect(host.logs().some((l) => l.message === "ignored initialize notification")).toBe(true);
     await host.initialize();
     expect(await host.shutdown()).toBe(0);
+    expect(host.logs().some((l) => l.message === "ignored initialize notification")).toBe(true);
   });
 });
 
@@ -69,11 +69,11 @@ describe("tool/call (spec §3.2, §8.4)", () => {
   test("ordinary exception → is_error result with the bare message and a log; RpcError passes through", async () => {
     const host = await ready();
     expect(await host.callTool("raise")).toEqual({ content: "boom", is_error: true, metadata: {} });
-    const log = host.logs().find((l) => l.message === "tool handler failed");
-    expect(log).toEqual({ level: "error", message: "tool handler failed", tool: "raise", error: "boom" });
     const reply = await host.request("tool/call", { name: "rpc_error", arguments: {}, context: {} });
     expect(reply.error).toEqual({ code: -32010, message: "custom", data: { x: 1 } });
     expect(await host.shutdown()).toBe(0);
+    const log = host.logs().find((l) => l.message === "tool handler failed");
+    expect(log).toEqual({ level: "error", message: "tool handler failed", tool: "raise", error: "boom" });
     expectCleanStreams(host);
   });
 
@@ -141,8 +141,8 @@ describe("other host methods (spec §3.3–§3.7)", () => {
     expect((await host.request("command/execute", { name: "fixture", arguments: "x" })).error).toEqual({ code: -32602, message: "command arguments must be an array" });
     expect((await host.request("command/execute", { name: "missing", arguments: [] })).error).toEqual({ code: -32601, message: "unknown command: missing" });
     expect((await host.request("command/execute", { name: "fixture", arguments: ["fail"] })).error).toEqual({ code: -32603, message: "internal error" });
-    expect(host.logs().find((l) => l.message === "command handler failed")).toMatchObject({ level: "error", error: "command exploded" });
     expect(await host.shutdown()).toBe(0);
+    expect(host.logs().find((l) => l.message === "command handler failed")).toMatchObject({ level: "error", error: "command exploded" });
   });
 
   test("hook/run", async () => {

@@ -62,8 +62,8 @@ describe("lifecycle registration", () => {
     expect("lifecycle_events" in protocol).toBe(false);
     host.lifecycle("turn/started", TURN_STARTED);
     expect(await lifecycleLog(host, 1, 200)).toEqual([]);
-    expect(logsNamed(host, "ignored unnegotiated lifecycle event")).toEqual([{ level: "warning", message: "ignored unnegotiated lifecycle event", method: "turn/started" }]);
     expect(await host.shutdown()).toBe(0);
+    expect(logsNamed(host, "ignored unnegotiated lifecycle event")).toEqual([{ level: "warning", message: "ignored unnegotiated lifecycle event", method: "turn/started" }]);
   });
 });
 
@@ -100,13 +100,13 @@ describe("lifecycle delivery", () => {
     await Bun.sleep(50);
     expect((await lifecycleLog(host, 1)).map((r) => r.method)).toEqual(["turn/started"]);
     expect(log.length).toBe(1);
+    expect(await host.shutdown()).toBe(0);
     // A subscribed-but-unhandled method is ignored with a warning (spec §10 77 does not pin which of the two texts).
     const ignored = host.logs().filter((l) => l.method === "session/settled");
     expect(ignored.length).toBe(1);
     expect(ignored[0]).toMatchObject({ level: "warning" });
     expect(["ignored unnegotiated lifecycle event", "ignored unknown notification"]).toContain(ignored[0]!.message as string);
     expect(logsNamed(host, "ignored unknown notification").filter((l) => l.method === "tool_started")).toEqual([{ level: "warning", message: "ignored unknown notification", method: "tool_started" }]);
-    expect(await host.shutdown()).toBe(0);
   });
 
   test("a throwing or rejecting handler is logged 'lifecycle handler failed' at level error; nothing on stdout; later events are delivered", async () => {

@@ -51,8 +51,8 @@ describe("API 0.4 resources", () => {
     expect(await waitLog(host, (l) => l.message === "disposed")).toMatchObject({ label: "hits", n: 2 });
     // A second disposal of the same ref finds nothing: failed, and the disposer does not run again.
     expect(await host.disposeResources([ref])).toEqual([{ resource: ref, status: "failed" }]);
-    expect(host.logs().filter((l) => l.message === "disposed").length).toBe(1);
     expect(await host.shutdown()).toBe(0);
+    expect(host.logs().filter((l) => l.message === "disposed").length).toBe(1);
     expect(host.violations).toEqual([]);
     expectCleanStreams(host);
   });
@@ -69,8 +69,8 @@ describe("API 0.4 resources", () => {
       expect(await host.callTool("bump", { counter: ref })).toMatchObject({ is_error: true, content: [{ text: "no such counter" }] });
       expect(await host.disposeResources([ref])).toEqual([{ resource: ref, status: "completed" }]);
     }
-    expect(host.logs().filter((l) => l.message === "disposed").map((l) => l.label)).toEqual(["failed", "lost"]);
     expect(await host.shutdown()).toBe(0);
+    expect(host.logs().filter((l) => l.message === "disposed").map((l) => l.label)).toEqual(["failed", "lost"]);
   });
 
   test("resource/dispose with a bad reason, no refs or duplicates is -32602", async () => {

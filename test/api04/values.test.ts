@@ -240,8 +240,9 @@ describe("partial results ($/progress partial_result, API 0.4)", () => {
       { request_id: id, sequence: 1, event: { type: "partial_result", result: { content: [{ type: "text", text: "first half" }], is_error: false, metadata: {} } } },
       { request_id: id, sequence: 2, event: { type: "partial_result", result: { content: [{ type: "text", text: "both halves" }], is_error: false, metadata: {} } } },
     ]);
-    expect(host.logs().find((l) => l.message === "refused")).toMatchObject({ error: "tool result content must not be empty" });
     expect(await host.shutdown()).toBe(0);
+    // stderr is its own pipe: the log is only certain to be read once the process has exited.
+    expect(host.logs().find((l) => l.message === "refused")).toMatchObject({ error: "tool result content must not be empty" });
     expect(host.violations).toEqual([]);
   });
 });

@@ -127,8 +127,8 @@ for (const [api, V] of NEGOTIATED) {
       const host = await fixture(V);
       host.sendRaw('{"jsonrpc":"2.0","id":"ts:999","result":{}}');
       expect(await host.callTool("echo", {})).toEqual(text("echo:{}"));
-      expect(host.logs().some((l) => l.message === "ignored late or unknown response" && l.response_id === "ts:999")).toBe(true);
       expect(await host.shutdown()).toBe(0);
+      expect(host.logs().some((l) => l.message === "ignored late or unknown response" && l.response_id === "ts:999")).toBe(true);
     });
   });
 

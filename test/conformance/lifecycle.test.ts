@@ -34,9 +34,9 @@ describe("conformance fixture: lifecycle notifications (R12; spec §10 76, 77)",
       { method: "turn/settled", params: { duration_ms: 5, outcome: "completed", reason: null, run_id: "r", session_id: "s", turn_id: "t1" } },
       { method: "turn/started", params: { run_id: "r", session_id: "s", turn_id: "t1" } },
     ]);
-    expect(host.logs().some((l) => l.message === "ignored unnegotiated lifecycle event" && l.method === "tool/started")).toBe(true);
     expect(host.extensionFrames().every((f) => !("id" in f) || typeof f.id === "number")).toBe(true);
     expect(await host.shutdown()).toBe(0);
+    expect(host.logs().some((l) => l.message === "ignored unnegotiated lifecycle event" && l.method === "tool/started")).toBe(true);
   });
 
   test("without lifecycle_events negotiated nothing is delivered", async () => {

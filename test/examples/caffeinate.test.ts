@@ -64,9 +64,9 @@ describe("examples/caffeinate (process level, API 0.2)", () => {
     }
     const reply = await until(() => host.executeCommand("caffeinate"), (r) => (r as { text: string }).text.includes("unavailable"));
     expect(reply).toMatchObject({ text: "Caffeinate is unavailable: unsupported platform (macOS only)." });
-    expect(host.logs()).toContainEqual({ level: "warning", message: "caffeinate unavailable", error: "unsupported platform (macOS only)" });
     expect(await host.collectStatus("status")).toBeNull();
     expect(await host.shutdown()).toBe(0);
+    expect(host.logs()).toContainEqual({ level: "warning", message: "caffeinate unavailable", error: "unsupported platform (macOS only)" });
   });
 
   test("with a helper: overlapping turns share one helper; it stops when the last turn settles; shutdown stops it", async () => {

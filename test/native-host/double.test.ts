@@ -324,7 +324,7 @@ describe("hello, models, shutdown", () => {
     host.send(req({ request_id: "m-offline", command: "models", offline: true }));
     expect(await host.rest()).toBe("");
     expect(await host.exited).toBe(1);
-    expect(host.stderr()).toContain("working directory is unavailable");
+    expect(await host.stderrDone).toContain("working directory is unavailable");
   });
 
   test("catalog entries from the scenario are merged by id: models lists them sorted, with defaults for omitted keys", async () => {
@@ -1088,6 +1088,8 @@ describe("scripted steps and faults", () => {
     host.send(hello("after"));
     const next = await host.event();
     expect([next.type, next.request_id]).toEqual(["hello", "after"]);
+    // stderr is its own pipe and may trail stdout.
+    await eventually(() => host.stderr().includes("dropping oversized outbound model_delta event"));
     expect(host.stderr()).toContain("dropping oversized outbound model_delta event");
   });
 
@@ -1186,7 +1188,9 @@ describe("scripted steps and faults", () => {
     expect(events[1]?.data).toEqual({ model: "gpt-5.6" });
     expect(events.at(-2)?.data).toEqual({ status: "completed", head: "", error: "" });
     expect(events.at(-1)?.data).toEqual({ status: "completed", output: "Hello", error: "", filesChanged: [], toolCalls: 1, steps: 1, sessionFile });
-    expect(host.stderr()).not.toContain("terminal events");
+    // An absence on stderr means something only once it is closed.
+    host.end();
+    expect(await host.stderrDone).not.toContain("terminal events");
   });
 
   test("an accepted event step counts as the run's accepted: a later defaultRun writes no second one", async () => {
@@ -1247,7 +1251,7 @@ describe("scripted steps and faults", () => {
 
     const broken = start("{not json");
     expect(await broken.exited).toBe(2);
-    expect(broken.stderr()).toContain("OCTET_HOST_DOUBLE_SCENARIO");
+    expect(await broken.stderrDone).toContain("OCTET_HOST_DOUBLE_SCENARIO");
   });
 });
 
