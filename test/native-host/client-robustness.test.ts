@@ -202,7 +202,8 @@ test("kill() during a cancellation's grace period sends no second SIGTERM", asyn
   const { host, workspace } = await launchDouble({ runs: [[...START, { stall: true }]], ignoreSigterm: true }, { graceMs: 1_000 });
   const run = host.run({ workspace, model: "gpt-5.6", prompt: "x" }, { timeoutMs: 300 });
   for await (const event of run) if (event.type === "started") break;
-  await Bun.sleep(450);
+  // The timeout's SIGTERM lands at ~300 ms; wait until the host has seen it rather than for a fixed time.
+  for (const deadline = Date.now() + 5_000; !host.stderrTail.includes("ignoring SIGTERM") && Date.now() < deadline; ) await Bun.sleep(10);
   const exit = await host.kill();
   expect(exit.signal).toBe("SIGKILL");
   expect(host.stderrTail.split("ignoring SIGTERM").length - 1).toBe(1);
