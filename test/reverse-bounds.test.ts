@@ -14,13 +14,14 @@ const REPLIES: Record<string, unknown> = {
 async function holding(method: string) {
   const host = await ready(FIXTURE, OFFER);
   const held: (() => void)[] = [];
-  host.onRequest(method, () => new Promise((resolve) => held.push(() => resolve(REPLIES[method]))));
+  let released = false;
+  host.onRequest(method, () => (released ? REPLIES[method] : new Promise((resolve) => held.push(() => resolve(REPLIES[method])))));
   const sent = () => host.extensionFrames().filter((f) => f.method === method).length;
+  // Release what is held and answer every later request at once: requests that were waiting for a
+  // slot are written only after these replies arrive, however long that takes on a loaded machine.
   const releaseAll = async () => {
-    while (held.length > 0) {
-      for (const release of held.splice(0)) release();
-      await Bun.sleep(20);
-    }
+    released = true;
+    for (const release of held.splice(0)) release();
   };
   return { host, held, sent, releaseAll };
 }

@@ -15,6 +15,8 @@ import { callLine, callRaw, killAll, launch, logsNamed, payload, resultText, unt
 type Obj = Record<string, unknown>;
 const cancelled = (reason: string) => ({ code: -32800, message: "request cancelled", data: { reason } });
 const signalLogs = (host: TestHost) => logsNamed(host, "fixture signal");
+/** The fixture's handler for request `id` has started (it logs before it waits). */
+const started = (host: TestHost, id: number) => logsNamed(host, "fixture handler started").some((l) => l.request_id === id);
 
 afterEach(killAll);
 
@@ -47,7 +49,8 @@ describe("ctx.signal aborts on $/cancelRequest", () => {
   test("a signal first read after the cancel is already aborted; a cancel without a reason means 'cancelled'", async () => {
     const host = await launch();
     host.sendRaw(callLine(11, "signal_late"));
-    await Bun.sleep(50);
+    // A cancel read before the handler starts settles the call without running it: wait until it runs.
+    await until(() => started(host, 11), 5_000, "the handler to start");
     host.notify("$/cancelRequest", { id: 11 });
     expect((await host.waitForReply(11)).error).toEqual(cancelled("cancelled"));
     await until(() => signalLogs(host).some((l) => l.where === "late"), 2_000, "the late read");
@@ -58,7 +61,7 @@ describe("ctx.signal aborts on $/cancelRequest", () => {
   test("the signal aborts a platform timer (node:timers/promises) at once, not after its 10 s", async () => {
     const host = await launch();
     host.sendRaw(callLine(12, "signal_timer"));
-    await Bun.sleep(100);
+    await until(() => started(host, 12), 5_000, "the handler to start");
     const sent = performance.now();
     host.cancel(12, "timeout");
     expect((await host.waitForReply(12)).error).toEqual(cancelled("timeout"));

@@ -27,15 +27,20 @@ const groupAlive = (pgid: number) =>
 async function startApp(mode: string) {
   const app = Bun.spawn([process.execPath, APP, mode], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const reader = app.stdout.getReader();
+  const decoder = new TextDecoder();
   let text = "";
-  while (!/host \d+\n/.test(text)) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`the app ended before launching the host: ${await new Response(app.stderr).text()}`);
-    text += new TextDecoder().decode(value);
-  }
+  /** Read the app's stdout until it matches `pattern` (what it prints: `host <pid>`, then `host ignored SIGTERM`). */
+  const stdoutShows = async (pattern: RegExp, what: string) => {
+    while (!pattern.test(text)) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`the app ended before ${what}: ${await new Response(app.stderr).text()}`);
+      text += decoder.decode(value, { stream: true });
+    }
+  };
+  await stdoutShows(/host \d+\n/, "launching the host");
   const pgid = Number(/host (\d+)/.exec(text)![1]);
   expect(groupAlive(pgid)).toBe(true);
-  return { app, pgid };
+  return { app, pgid, stdoutShows };
 }
 
 async function goneWithin(pgid: number, ms: number): Promise<boolean> {
@@ -61,8 +66,14 @@ describe("the host's process group ends with the application", () => {
   }, 20_000);
 
   test("a second Ctrl-C during the cancellation grace", async () => {
-    const { app, pgid } = await startApp("second-sigint");
+    const { app, pgid, stdoutShows } = await startApp("second-sigint");
     app.kill("SIGINT"); // the application's handler cancels the run: SIGTERM, which this host ignores, and a 10 s grace
+    // The first Ctrl-C must have been handled before the second is sent (two pending SIGINTs are delivered as one).
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      stdoutShows(/host ignored SIGTERM\n/, "its host ignored the cancel's SIGTERM"),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("the host did not report the cancel's SIGTERM within 10 s")), 10_000))),
+    ]).finally(() => clearTimeout(timer));
     await Bun.sleep(300);
     expect(groupAlive(pgid)).toBe(true);
     app.kill("SIGINT"); // no application handler any more: the process ends, and takes the host with it

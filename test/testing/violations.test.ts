@@ -137,7 +137,7 @@ describe("test host: confirmation/request rules (spec §4.2, §1.9)", () => {
 
   test("a valid 0.2 confirmation is answered {confirmed:false} by default (control)", async () => {
     const host = await startRaw({ api: "0.2", contributes: ["confirmations = true"] });
-    await emit(host, [confirm("ts:1", { prompt: "ok?", parent_request_id: host.peekNextId() })], { replyDelayMs: 200 });
+    await emit(host, [confirm("ts:1", { prompt: "ok?", parent_request_id: host.peekNextId() })], { replyAfterAnswerTo: "ts:1" });
     const answer = host.transcript.find((e) => e.from === "host" && e.frame?.id === "ts:1");
     expect(answer?.frame).toEqual({ jsonrpc: "2.0", id: "ts:1", result: { confirmed: false } });
     expect(host.violations).toEqual([]);
@@ -179,7 +179,7 @@ describe("test host: extension request ids and outstanding bounds (spec §1.4, �
   test("an id reused after its request was answered (never within a generation); 7 and \"7\" are different ids", async () => {
     const host = await startRaw({ contributes: ["confirmations = true"] });
     host.onRequest("test/hold", () => TestHost.noReply);
-    await emit(host, ['{"jsonrpc":"2.0","id":7,"method":"confirmation/request","params":{"prompt":"a"}}', hold("7")], { replyDelayMs: 100 });
+    await emit(host, ['{"jsonrpc":"2.0","id":7,"method":"confirmation/request","params":{"prompt":"a"}}', hold("7")], { replyAfterAnswerTo: 7 });
     expect(host.transcript.some((e) => e.from === "host" && e.frame?.id === 7 && "result" in e.frame)).toBe(true);
     expect(host.violations).toEqual([]);
     await expectFatal(host, emit(host, ['{"jsonrpc":"2.0","id":7,"method":"confirmation/request","params":{"prompt":"b"}}']), "extension request id 7 reused");
