@@ -23,7 +23,7 @@ export const REGISTERED_TOOLS = ["echo", "returns", "mark", "stdio"];
 export const REGISTERED_COMMANDS = ["mark", "other"];
 
 /** Wait until a structured log record matching `predicate` has arrived on stderr. */
-export async function waitLog(host: TestHost, predicate: (record: Obj) => boolean, timeoutMs = 2_000): Promise<Obj> {
+export async function waitLog(host: TestHost, predicate: (record: Obj) => boolean, timeoutMs = 5_000): Promise<Obj> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const found = host.logs().find(predicate);

@@ -14,7 +14,7 @@ import { expectCleanStreams, ready, startHost } from "./helpers.ts";
 async function nextLine(host: TestHost, raw: string): Promise<string> {
   const before = stdoutLines(host).length;
   host.sendRaw(raw);
-  await host.waitForFrame(() => stdoutLines(host).length > before, 2_000);
+  await host.waitForFrame(() => stdoutLines(host).length > before, 5_000);
   return stdoutLines(host)[before]!;
 }
 

@@ -33,7 +33,7 @@ async function startBackground(host: TestHost, tag: string): Promise<Obj> {
 const backgroundFailures = (host: TestHost) => logsNamed(host, "fixture background failed");
 
 /** stderr is read on its own pipe and may trail the exit: wait for a record before asserting on it. */
-const stderrShows = (host: TestHost, message: string) => until(() => logsNamed(host, message).length > 0, 2_000, `stderr record "${message}"`);
+const stderrShows = (host: TestHost, message: string) => until(() => logsNamed(host, message).length > 0, 5_000, `stderr record "${message}"`);
 
 describe("drain: reverse requests outstanding at the stop fail with -32000", () => {
   test("shutdown: an idle process acknowledges at once; the request issued outside any handler fails -32000 'extension stopped'", async () => {

@@ -138,7 +138,7 @@ describe("lifecycle callbacks are admitted work for the drain (spec §8.8 step 3
     await Bun.sleep(30);
     expect(await host.shutdown()).toBe(0);
     expect(performance.now() - started).toBeGreaterThanOrEqual(295);
-    await until(() => logsNamed(host, "fixture lifecycle done").length === 1, 2_000, "the callback's completion log");
+    await until(() => logsNamed(host, "fixture lifecycle done").length === 1, 5_000, "the callback's completion log");
     expect(logsNamed(host, "fixture lifecycle done")).toEqual([{ level: "info", message: "fixture lifecycle done", method: "turn/started" }]);
   });
 
@@ -164,6 +164,6 @@ describe("lifecycle callbacks are admitted work for the drain (spec §8.8 step 3
     const elapsed = performance.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(295);
     expect(elapsed).toBeLessThan(1_800); // below the 2 s EOF budget
-    await until(() => logsNamed(host, "fixture lifecycle done").length === 1, 2_000, "the callback's completion log");
+    await until(() => logsNamed(host, "fixture lifecycle done").length === 1, 5_000, "the callback's completion log");
   });
 });

@@ -100,11 +100,11 @@ describe("API 0.2 scheduling under load", () => {
     host.sendRaw(callLine(265, "echo", { n: 265 }));
     expect((await host.waitForReply(265)).error).toEqual(QUEUE_FULL);
     host.lifecycle("turn/started", { session_id: "s", run_id: "r", turn_id: "dropped" });
-    await until(() => logsNamed(host, "dropped lifecycle event because request queue is full").length === 1, 2_000, "the dropped-event warning");
+    await until(() => logsNamed(host, "dropped lifecycle event because request queue is full").length === 1, 5_000, "the dropped-event warning");
     writeFileSync(join(host.scratch, "g65"), "");
     for (let i = 0; i < 64; i++) expect(resultText(await host.waitForReply(200 + i))).toBe("gate:g65");
     // stderr is a separate pipe: its lines may trail the replies.
-    await until(() => logsNamed(host, "fixture gate entered").length >= 64, 2_000, "64 gate logs");
+    await until(() => logsNamed(host, "fixture gate entered").length >= 64, 5_000, "64 gate logs");
     await Bun.sleep(50);
     const entered = logsNamed(host, "fixture gate entered").map((l) => l.request_id);
     expect(entered.length).toBe(64);
@@ -128,7 +128,7 @@ describe("API 0.2 scheduling under load", () => {
     await Bun.sleep(50);
     expect(repliesById(host).size).toBe(1 + 200);
     for (const [, list] of repliesById(host)) expect(list.length).toBe(1);
-    await until(() => logsNamed(host, "fixture gate entered").length >= 64, 2_000, "64 gate logs");
+    await until(() => logsNamed(host, "fixture gate entered").length >= 64, 5_000, "64 gate logs");
     await Bun.sleep(50);
     expect(logsNamed(host, "fixture gate entered").map((l) => l.request_id)).toEqual(expect.arrayContaining(Array.from({ length: 64 }, (_, i) => 1_000 + i)));
     expect(logsNamed(host, "fixture gate entered").length).toBe(64);
@@ -182,7 +182,7 @@ describe("API 0.2 scheduling under load", () => {
     writeFileSync(join(host.scratch, "gq"), "");
     expect((await host.waitForReply(560)).error).toEqual({ code: -32800, message: "request cancelled", data: { reason: "user" } });
     for (let i = 0; i < 64; i++) if (i !== 60) expect(resultText(await host.waitForReply(500 + i))).toBe("gate:gq");
-    await until(() => logsNamed(host, "fixture gate entered").length >= 63, 2_000, "63 gate logs");
+    await until(() => logsNamed(host, "fixture gate entered").length >= 63, 5_000, "63 gate logs");
     await Bun.sleep(50);
     const entered = logsNamed(host, "fixture gate entered").map((l) => l.request_id);
     expect(entered.length).toBe(63);

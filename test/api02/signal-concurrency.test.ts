@@ -29,7 +29,7 @@ describe("ctx.signal aborts on $/cancelRequest", () => {
     host.cancel(10, "user");
     host.cancel(10, "second reason ignored");
     expect((await host.waitForReply(10)).error).toEqual(cancelled("user"));
-    await until(() => signalLogs(host).some((l) => l.where === "abort-event"), 2_000, "the abort event");
+    await until(() => signalLogs(host).some((l) => l.where === "abort-event"), 5_000, "the abort event");
     expect(signalLogs(host).find((l) => l.where === "abort-event")).toEqual({
       level: "info",
       message: "fixture signal",
@@ -53,7 +53,7 @@ describe("ctx.signal aborts on $/cancelRequest", () => {
     await until(() => started(host, 11), 5_000, "the handler to start");
     host.notify("$/cancelRequest", { id: 11 });
     expect((await host.waitForReply(11)).error).toEqual(cancelled("cancelled"));
-    await until(() => signalLogs(host).some((l) => l.where === "late"), 2_000, "the late read");
+    await until(() => signalLogs(host).some((l) => l.where === "late"), 5_000, "the late read");
     expect(signalLogs(host).find((l) => l.where === "late")).toMatchObject({ aborted: true, reason_is_rpc_error: true, reason_code: -32800, reason_data: { reason: "cancelled" }, token_reason: "cancelled" });
     expect(await host.shutdown()).toBe(0);
   });
@@ -66,7 +66,7 @@ describe("ctx.signal aborts on $/cancelRequest", () => {
     host.cancel(12, "timeout");
     expect((await host.waitForReply(12)).error).toEqual(cancelled("timeout"));
     expect(performance.now() - sent).toBeLessThan(3_000);
-    await until(() => signalLogs(host).some((l) => l.where === "timer"), 2_000, "the timer record");
+    await until(() => signalLogs(host).some((l) => l.where === "timer"), 5_000, "the timer record");
     const timer = signalLogs(host).find((l) => l.where === "timer")!;
     expect(timer.error_name).toBe("AbortError");
     expect(timer.elapsed_ms as number).toBeLessThan(5_000);
@@ -83,7 +83,7 @@ describe("ctx.signal aborts on $/cancelRequest", () => {
     const reply = frames.findIndex((f) => f.id === 13);
     expect(frames[reply]!.error).toEqual(cancelled("shutdown"));
     expect(reply).toBeLessThan(frames.findIndex((f) => f.id === 90));
-    await until(() => signalLogs(host).some((l) => l.where === "abort-event"), 2_000, "the abort event");
+    await until(() => signalLogs(host).some((l) => l.where === "abort-event"), 5_000, "the abort event");
     expect(signalLogs(host).find((l) => l.where === "abort-event")).toMatchObject({ aborted: true, reason_code: -32800, reason_data: { reason: "shutdown" }, token_reason: "shutdown" });
   });
 

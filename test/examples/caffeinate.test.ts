@@ -28,10 +28,13 @@ const alive = (pid: number) => {
   }
 };
 
+/** Probe every 20 ms until `ok` holds, for up to 5 s. */
 async function until<T>(probe: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
-  for (let i = 0; i < 100; i++) {
+  const deadline = performance.now() + 5_000;
+  for (;;) {
     const value = await probe();
     if (ok(value)) return value;
+    if (performance.now() > deadline) break;
     await Bun.sleep(20);
   }
   throw new Error("condition not reached");

@@ -62,7 +62,7 @@ describe("the host's process group ends with the application", () => {
     end(app);
     await app.exited;
     status(app.exitCode, app.signalCode as NodeJS.Signals | null);
-    expect(await goneWithin(pgid, 2_000)).toBe(true);
+    expect(await goneWithin(pgid, 5_000)).toBe(true);
   }, 20_000);
 
   test("a second Ctrl-C during the cancellation grace", async () => {
@@ -79,6 +79,6 @@ describe("the host's process group ends with the application", () => {
     app.kill("SIGINT"); // no application handler any more: the process ends, and takes the host with it
     await app.exited;
     expect(app.signalCode).toBe("SIGINT");
-    expect(await goneWithin(pgid, 2_000)).toBe(true);
+    expect(await goneWithin(pgid, 5_000)).toBe(true);
   }, 20_000);
 });

@@ -178,7 +178,7 @@ describe("process faults and cancellation (§18 47–56)", () => {
     const launched = await launchDouble({ runs: [[...START, { spawn: ["sleep", "600"] }, { sleepMs: 100 }, { stall: true }]] });
     const run = launched.host.run({ workspace: launched.workspace, model: "gpt-5.6", prompt: "x" });
     for await (const event of run) if (event.type === "started") break;
-    for (let i = 0; i < 100 && !/child-pid \d+/.test(launched.host.stderrTail); i++) await Bun.sleep(20);
+    for (let i = 0; i < 250 && !/child-pid \d+/.test(launched.host.stderrTail); i++) await Bun.sleep(20);
     const child = Number(/child-pid (\d+)/.exec(launched.host.stderrTail)?.[1]);
     expect(child).toBeGreaterThan(0);
     expect(groupMembers(launched.host.pid).sort()).toEqual([launched.host.pid, child].sort());

@@ -92,9 +92,9 @@ export function groupMembers(pgid: number): number[] {
   return members;
 }
 
-/** Members of group `pgid` once signals sent to it took effect (waits up to 2 s for them to die). */
+/** Members of group `pgid` once signals sent to it took effect (waits up to 5 s for them to die). */
 export async function survivors(pgid: number): Promise<number[]> {
-  for (let i = 0; i < 40 && groupMembers(pgid).length > 0; i++) await Bun.sleep(50);
+  for (let i = 0; i < 100 && groupMembers(pgid).length > 0; i++) await Bun.sleep(50);
   return groupMembers(pgid);
 }
 

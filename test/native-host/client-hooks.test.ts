@@ -76,12 +76,12 @@ describe("onStderrLine", () => {
       { onStderrLine: (line) => void lines.push(line) },
     );
     // stderr is its own pipe: the lines may arrive just after the hello reply.
-    for (let i = 0; i < 40 && lines.length < 2; i++) await Bun.sleep(25);
+    for (let i = 0; i < 200 && lines.length < 2; i++) await Bun.sleep(25);
     expect(lines).toEqual(["warming up", "half a line"]);
     const run = host.run({ workspace, model: "gpt-5.6", prompt: "hi", api_key: "sk-secret-key-123", base_url: "http://127.0.0.1:9/v1" });
     await run.result;
     await host.exited;
-    for (let i = 0; i < 40 && lines.length < 4; i++) await Bun.sleep(25);
+    for (let i = 0; i < 200 && lines.length < 4; i++) await Bun.sleep(25);
     expect(lines).toEqual(["warming up", "half a line", "calling with [redacted] now", "last words"]);
   });
 
@@ -98,7 +98,7 @@ describe("onStderrLine", () => {
     );
     const result = await host.run({ workspace, model: "gpt-5.6", prompt: "hi" }).result;
     expect(result.status).toBe("completed");
-    for (let i = 0; i < 40 && calls < 2; i++) await Bun.sleep(25);
+    for (let i = 0; i < 200 && calls < 2; i++) await Bun.sleep(25);
     expect(calls).toBe(2);
     expect(host.stderrTail).toBe("one\ntwo\n");
     await host.shutdown();
@@ -108,7 +108,7 @@ describe("onStderrLine", () => {
     const lines: string[] = [];
     const { host, workspace } = await launchDouble({ runs: [[{ stderr: `${"x".repeat(2500)}\n` }, { defaultRun: true }]] }, { stderrTailBytes: 1000, onStderrLine: (l) => void lines.push(l) });
     await host.run({ workspace, model: "gpt-5.6", prompt: "hi" }).result;
-    for (let i = 0; i < 40 && lines.length < 3; i++) await Bun.sleep(25);
+    for (let i = 0; i < 200 && lines.length < 3; i++) await Bun.sleep(25);
     expect(lines.map((l) => l.length)).toEqual([1000, 1000, 500]);
     await host.shutdown();
   });

@@ -111,7 +111,7 @@ describe("cancellation belongs to its run", () => {
     const { host, workspace } = await launchDouble({ runs: [[...START, { spawn: ["sleep", "600"] }, { stall: true }]], ignoreSigterm: true }, { graceMs: 300 });
     const run = host.run({ workspace, model: "gpt-5.6", prompt: "x" });
     for await (const event of run) if (event.type === "started") break;
-    for (let i = 0; i < 100 && groupMembers(host.pid).length < 2; i++) await Bun.sleep(20);
+    for (let i = 0; i < 250 && groupMembers(host.pid).length < 2; i++) await Bun.sleep(20);
     expect(groupMembers(host.pid).length).toBe(2);
     await run.cancel();
     expect(await rejectionOf(run.result)).toBeInstanceOf(Cancelled);

@@ -224,7 +224,7 @@ function processAlive(pid: number): boolean {
 }
 
 /** Poll `condition` every 10 ms for up to `ms`; its last value. */
-async function eventually(condition: () => boolean, ms = 2_000): Promise<boolean> {
+async function eventually(condition: () => boolean, ms = 5_000): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (!condition() && Date.now() < deadline) await Bun.sleep(10);
   return condition();
@@ -1011,7 +1011,7 @@ describe("signals", () => {
     process.kill(host.pid, "SIGTERM"); // the double only, not its group
     expect(await host.exited).toBe(143);
     let alive = true;
-    for (let i = 0; i < 100 && alive; i++) {
+    for (let i = 0; i < 500 && alive; i++) {
       alive = existsSync(`/proc/${child}`) && !readFileSync(`/proc/${child}/stat`, "utf8").includes(") Z ");
       if (alive) await Bun.sleep(10);
     }

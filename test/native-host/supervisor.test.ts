@@ -82,7 +82,7 @@ describe("relaunch and session continuity", () => {
       const firstHost = supervisor.host!;
       const two = await supervisor.run(prompt("two"));
       if (expected === Cancelled) {
-        for (let i = 0; i < 100 && !received().some((r) => r.prompt === "two"); i++) await Bun.sleep(20);
+        for (let i = 0; i < 250 && !received().some((r) => r.prompt === "two"); i++) await Bun.sleep(20);
         await two.cancel();
       }
       expect(await rejectionOf(two.result)).toBeInstanceOf(expected);
@@ -102,7 +102,7 @@ describe("relaunch and session continuity", () => {
       expect(launched[2]).not.toBe(firstHost.pid);
       expect(launched[1]).toBeGreaterThan(0);
       expect(await survivors(firstHost.pid)).toEqual([]);
-      for (let i = 0; i < 40 && lines.filter((l) => l === "host ready").length < 2; i++) await Bun.sleep(25);
+      for (let i = 0; i < 200 && lines.filter((l) => l === "host ready").length < 2; i++) await Bun.sleep(25);
       expect(lines.filter((l) => l === "host ready")).toHaveLength(2);
       if (expected === HostExited) expect(lines).toContain("panicked");
       await supervisor.close();
