@@ -6,7 +6,7 @@
  * Fixture: test/fixtures/values/.
  */
 import { describe, expect, test } from "bun:test";
-import { TestHost } from "octet-extension/testing";
+import { TestHost, temporaryDirectory } from "octet-extension/testing";
 import { diagnosticSummary, validateDiagnostics, type Diagnostic } from "octet-extension";
 import { INVALID_DIAGNOSTICS, INVALID_RECORDS, VALID_DIAGNOSTICS, VALID_RECORDS } from "../data/typed-values.ts";
 import { expectCleanStreams } from "../helpers.ts";
@@ -201,8 +201,8 @@ describe("bulk objects (bulk_objects_v1, local-file.v1)", () => {
 
   test("a locator that is a symlink, or not one plain file name, is refused; nothing outside is written; the ticket is released", async () => {
     const host = await started({ bulk: true });
-    const { mkdtempSync, symlinkSync, writeFileSync, readFileSync } = await import("node:fs");
-    const outside = `${mkdtempSync("/tmp/octet-outside-")}/victim.txt`;
+    const { symlinkSync, writeFileSync, readFileSync } = await import("node:fs");
+    const outside = `${temporaryDirectory("octet-outside-")}/victim.txt`;
     writeFileSync(outside, "untouched");
     let locator = "";
     const released: unknown[] = [];

@@ -6,6 +6,7 @@
  * is gone.
  */
 import { describe, expect, test } from "bun:test";
+import { temporaryDirectory } from "octet-extension/testing";
 
 const APP = new URL("../fixtures/native-host-app.ts", import.meta.url).pathname;
 
@@ -25,7 +26,10 @@ const groupAlive = (pgid: number) =>
   });
 
 async function startApp(mode: string) {
-  const app = Bun.spawn([process.execPath, APP, mode], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  // The app dies by signal, so its own exit hook never removes its temporary directories: they go
+  // into one of ours, removed when this test process exits.
+  const env = { ...process.env, TMPDIR: temporaryDirectory("octet-app-") };
+  const app = Bun.spawn([process.execPath, APP, mode], { stdin: "ignore", stdout: "pipe", stderr: "pipe", env });
   const reader = app.stdout.getReader();
   const decoder = new TextDecoder();
   let text = "";
