@@ -7,6 +7,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { temporaryDirectory } from "octet-extension/testing";
+import { eventually } from "./client-helpers.ts";
 
 const APP = new URL("../fixtures/native-host-app.ts", import.meta.url).pathname;
 
@@ -47,10 +48,7 @@ async function startApp(mode: string) {
   return { app, pgid, stdoutShows };
 }
 
-async function goneWithin(pgid: number, ms: number): Promise<boolean> {
-  for (const deadline = performance.now() + ms; performance.now() < deadline; await Bun.sleep(20)) if (!groupAlive(pgid)) return true;
-  return !groupAlive(pgid);
-}
+const goneWithin = (pgid: number, ms: number) => eventually(() => !groupAlive(pgid), ms);
 
 describe("the host's process group ends with the application", () => {
   const cases: [string, (app: Bun.Subprocess) => void, (code: number | null, signal: NodeJS.Signals | null) => void][] = [

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { Cancelled, HostExited, HostUnavailable, ProtocolViolation, Timeout } from "../../src/native-host/index.ts";
 import type { Step } from "../../src/host-double/scenario.ts";
-import { ACCEPTED, events, FINAL, groupAlive, groupMembers, launchDouble, survivors, rejectionOf, STEP } from "./client-helpers.ts";
+import { ACCEPTED, eventually, events, FINAL, groupAlive, groupMembers, launchDouble, survivors, rejectionOf, STEP } from "./client-helpers.ts";
 
 const START = events(["accepted", ACCEPTED()], ["started", { model: "gpt-5.6" }]);
 const END = events(["model_step", STEP()], ["settled", { status: "completed", head: "h", error: "" }], ["final_result", FINAL("ok")]);
@@ -178,7 +178,7 @@ describe("process faults and cancellation (§18 47–56)", () => {
     const launched = await launchDouble({ runs: [[...START, { spawn: ["sleep", "600"] }, { sleepMs: 100 }, { stall: true }]] });
     const run = launched.host.run({ workspace: launched.workspace, model: "gpt-5.6", prompt: "x" });
     for await (const event of run) if (event.type === "started") break;
-    for (let i = 0; i < 250 && !/child-pid \d+/.test(launched.host.stderrTail); i++) await Bun.sleep(20);
+    await eventually(() => /child-pid \d+/.test(launched.host.stderrTail));
     const child = Number(/child-pid (\d+)/.exec(launched.host.stderrTail)?.[1]);
     expect(child).toBeGreaterThan(0);
     expect(groupMembers(launched.host.pid).sort()).toEqual([launched.host.pid, child].sort());

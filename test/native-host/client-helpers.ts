@@ -92,9 +92,16 @@ export function groupMembers(pgid: number): number[] {
   return members;
 }
 
+/** Poll `condition` every 10 ms for up to `ms`; its last value (assert on it, or on what it watched). */
+export async function eventually(condition: () => boolean, ms = 5_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!condition() && Date.now() < deadline) await Bun.sleep(10);
+  return condition();
+}
+
 /** Members of group `pgid` once signals sent to it took effect (waits up to 5 s for them to die). */
 export async function survivors(pgid: number): Promise<number[]> {
-  for (let i = 0; i < 100 && groupMembers(pgid).length > 0; i++) await Bun.sleep(50);
+  await eventually(() => groupMembers(pgid).length === 0);
   return groupMembers(pgid);
 }
 

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Cancelled, HostUnavailable, NativeHost } from "../../src/native-host/index.ts";
-import { ACCEPTED, DOUBLE, doubleEnv, events, FINAL, launchDouble, processesWithEnv, readRecord, rejectionOf, STEP, survivors, tempDir } from "./client-helpers.ts";
+import { ACCEPTED, DOUBLE, doubleEnv, eventually, events, FINAL, launchDouble, processesWithEnv, readRecord, rejectionOf, STEP, survivors, tempDir } from "./client-helpers.ts";
 
 /** A scenario's environment with a record file whose path is unique to this call (to find the double's processes). */
 function recorded(scenario: Parameters<typeof doubleEnv>[0]) {
@@ -29,14 +29,14 @@ describe("abort signals for launch() and models()", () => {
     const controller = new AbortController();
     const started = Date.now();
     const launching = NativeHost.launch({ path: DOUBLE, cwd: tempDir(), env, graceMs: 500, handshakeTimeoutMs: 10_000, signal: controller.signal });
-    for (let i = 0; i < 200 && readRecord(record).length === 0; i++) await Bun.sleep(25);
+    await eventually(() => readRecord(record).length > 0);
     controller.abort();
     const error = await rejectionOf(launching);
     expect(error).toBeInstanceOf(Cancelled);
     expect(error.message).toContain("launch");
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(readRecord(record).map((r) => r.command)).toEqual(["hello"]);
-    for (let i = 0; i < 40 && processesWithEnv(entry).length > 0; i++) await Bun.sleep(50);
+    await eventually(() => processesWithEnv(entry).length === 0);
     expect(processesWithEnv(entry)).toEqual([]);
   });
 
@@ -76,12 +76,12 @@ describe("onStderrLine", () => {
       { onStderrLine: (line) => void lines.push(line) },
     );
     // stderr is its own pipe: the lines may arrive just after the hello reply.
-    for (let i = 0; i < 200 && lines.length < 2; i++) await Bun.sleep(25);
+    await eventually(() => lines.length >= 2);
     expect(lines).toEqual(["warming up", "half a line"]);
     const run = host.run({ workspace, model: "gpt-5.6", prompt: "hi", api_key: "sk-secret-key-123", base_url: "http://127.0.0.1:9/v1" });
     await run.result;
     await host.exited;
-    for (let i = 0; i < 200 && lines.length < 4; i++) await Bun.sleep(25);
+    await eventually(() => lines.length >= 4);
     expect(lines).toEqual(["warming up", "half a line", "calling with [redacted] now", "last words"]);
   });
 
@@ -98,7 +98,7 @@ describe("onStderrLine", () => {
     );
     const result = await host.run({ workspace, model: "gpt-5.6", prompt: "hi" }).result;
     expect(result.status).toBe("completed");
-    for (let i = 0; i < 200 && calls < 2; i++) await Bun.sleep(25);
+    await eventually(() => calls >= 2);
     expect(calls).toBe(2);
     expect(host.stderrTail).toBe("one\ntwo\n");
     await host.shutdown();
@@ -108,7 +108,7 @@ describe("onStderrLine", () => {
     const lines: string[] = [];
     const { host, workspace } = await launchDouble({ runs: [[{ stderr: `${"x".repeat(2500)}\n` }, { defaultRun: true }]] }, { stderrTailBytes: 1000, onStderrLine: (l) => void lines.push(l) });
     await host.run({ workspace, model: "gpt-5.6", prompt: "hi" }).result;
-    for (let i = 0; i < 200 && lines.length < 3; i++) await Bun.sleep(25);
+    await eventually(() => lines.length >= 3);
     expect(lines.map((l) => l.length)).toEqual([1000, 1000, 500]);
     await host.shutdown();
   });

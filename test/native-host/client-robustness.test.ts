@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { Cancelled, HostExited, InvalidRequest, NativeHost, ProtocolViolation, Timeout, type RunEvent } from "../../src/native-host/index.ts";
 import { StderrTail } from "../../src/native-host/stderr-tail.ts";
 import type { Step } from "../../src/host-double/scenario.ts";
-import { ACCEPTED, events, FINAL, groupMembers, launchDouble, survivors, rejectionOf, STEP, tempDir } from "./client-helpers.ts";
+import { ACCEPTED, eventually, events, FINAL, groupMembers, launchDouble, survivors, rejectionOf, STEP, tempDir } from "./client-helpers.ts";
 
 const START = events(["accepted", ACCEPTED()], ["started", { model: "gpt-5.6" }]);
 const END = events(["model_step", STEP()], ["settled", { status: "completed", head: "h", error: "" }], ["final_result", FINAL("ok")]);
@@ -111,7 +111,7 @@ describe("cancellation belongs to its run", () => {
     const { host, workspace } = await launchDouble({ runs: [[...START, { spawn: ["sleep", "600"] }, { stall: true }]], ignoreSigterm: true }, { graceMs: 300 });
     const run = host.run({ workspace, model: "gpt-5.6", prompt: "x" });
     for await (const event of run) if (event.type === "started") break;
-    for (let i = 0; i < 250 && groupMembers(host.pid).length < 2; i++) await Bun.sleep(20);
+    await eventually(() => groupMembers(host.pid).length >= 2);
     expect(groupMembers(host.pid).length).toBe(2);
     await run.cancel();
     expect(await rejectionOf(run.result)).toBeInstanceOf(Cancelled);
@@ -203,7 +203,7 @@ test("kill() during a cancellation's grace period sends no second SIGTERM", asyn
   const run = host.run({ workspace, model: "gpt-5.6", prompt: "x" }, { timeoutMs: 300 });
   for await (const event of run) if (event.type === "started") break;
   // The timeout's SIGTERM lands at ~300 ms; wait until the host has seen it rather than for a fixed time.
-  for (const deadline = Date.now() + 5_000; !host.stderrTail.includes("ignoring SIGTERM") && Date.now() < deadline; ) await Bun.sleep(10);
+  await eventually(() => host.stderrTail.includes("ignoring SIGTERM"));
   const exit = await host.kill();
   expect(exit.signal).toBe("SIGKILL");
   expect(host.stderrTail.split("ignoring SIGTERM").length - 1).toBe(1);

@@ -14,6 +14,7 @@ import { buildCatalog } from "../../src/host-double/catalog.ts";
 import { decodeRequestLine } from "../../src/host-double/decode.ts";
 import type { Scenario, Step } from "../../src/host-double/scenario.ts";
 import { validateRun } from "../../src/host-double/validate-run.ts";
+import { eventually } from "./client-helpers.ts";
 
 const DOUBLE = resolve(import.meta.dir, "../../src/bin/octet-host-double");
 const MAIN = resolve(import.meta.dir, "../../src/host-double/main.ts");
@@ -223,12 +224,6 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** Poll `condition` every 10 ms for up to `ms`; its last value. */
-async function eventually(condition: () => boolean, ms = 5_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!condition() && Date.now() < deadline) await Bun.sleep(10);
-  return condition();
-}
 
 /** The pid a `spawn` step reported on stderr. */
 async function childPid(host: Started): Promise<number> {
@@ -940,7 +935,7 @@ describe("framing", () => {
     const host = start({ runs: [[{ stall: true }]] });
     const line = run(host.workspace);
     host.send(line);
-    for (let i = 0; i < 200 && host.recorded() === ""; i++) await Bun.sleep(10);
+    await eventually(() => host.recorded() !== "");
     expect(host.recorded()).toBe(line);
   });
 });
@@ -1010,12 +1005,7 @@ describe("signals", () => {
     expect(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2])).toBe(host.pid);
     process.kill(host.pid, "SIGTERM"); // the double only, not its group
     expect(await host.exited).toBe(143);
-    let alive = true;
-    for (let i = 0; i < 500 && alive; i++) {
-      alive = existsSync(`/proc/${child}`) && !readFileSync(`/proc/${child}/stat`, "utf8").includes(") Z ");
-      if (alive) await Bun.sleep(10);
-    }
-    expect(alive).toBe(false);
+    expect(await eventually(() => !existsSync(`/proc/${child}`) || readFileSync(`/proc/${child}/stat`, "utf8").includes(") Z "))).toBe(true);
   });
 });
 

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Cancelled, HostExited, HostSpawnError, HostUnavailable, InvalidRequest, Supervisor, type SupervisorOptions } from "../../src/native-host/index.ts";
 import type { Scenario } from "../../src/host-double/scenario.ts";
-import { DOUBLE, doubleEnv, readRecord, rejectionOf, survivors, tempDir } from "./client-helpers.ts";
+import { DOUBLE, doubleEnv, eventually, readRecord, rejectionOf, survivors, tempDir } from "./client-helpers.ts";
 
 function supervised(scenario: Scenario = {}, options: Partial<SupervisorOptions> = {}) {
   const workspace = tempDir("octet-ws-");
@@ -82,7 +82,7 @@ describe("relaunch and session continuity", () => {
       const firstHost = supervisor.host!;
       const two = await supervisor.run(prompt("two"));
       if (expected === Cancelled) {
-        for (let i = 0; i < 250 && !received().some((r) => r.prompt === "two"); i++) await Bun.sleep(20);
+        await eventually(() => received().some((r) => r.prompt === "two"));
         await two.cancel();
       }
       expect(await rejectionOf(two.result)).toBeInstanceOf(expected);
@@ -102,7 +102,7 @@ describe("relaunch and session continuity", () => {
       expect(launched[2]).not.toBe(firstHost.pid);
       expect(launched[1]).toBeGreaterThan(0);
       expect(await survivors(firstHost.pid)).toEqual([]);
-      for (let i = 0; i < 200 && lines.filter((l) => l === "host ready").length < 2; i++) await Bun.sleep(25);
+      await eventually(() => lines.filter((l) => l === "host ready").length >= 2);
       expect(lines.filter((l) => l === "host ready")).toHaveLength(2);
       if (expected === HostExited) expect(lines).toContain("panicked");
       await supervisor.close();
