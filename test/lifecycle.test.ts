@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { waitLog } from "./dispatch-fixture.ts";
 import { expectCleanStreams, ready, spawnRaw, startHost } from "./helpers.ts";
 
 const call = (id: number, name: string, args: object = {}) =>
@@ -37,7 +38,7 @@ describe("shutdown (spec §3.8, §8.8)", () => {
   test("drain_timeout_ms 0: running work is cancelled with reason shutdown, replied before the ack", async () => {
     const host = await ready();
     host.sendRaw(call(10, "hold", { ms: 5_000 }));
-    await Bun.sleep(50);
+    await waitLog(host, (l) => l.message === "hold started"); // the handler is running when shutdown arrives
     host.sendRaw('{"jsonrpc":"2.0","id":90,"method":"shutdown","params":{"drain_timeout_ms":0}}');
     expect(await host.exited).toBe(0);
     const frames = host.extensionFrames();
@@ -69,7 +70,7 @@ describe("shutdown (spec §3.8, §8.8)", () => {
   test("a stuck handler cannot hold shutdown beyond budget + grace; it still gets exactly one -32800", async () => {
     const host = await ready();
     host.sendRaw(call(10, "stuck", { ms: 20_000 }));
-    await Bun.sleep(50);
+    await waitLog(host, (l) => l.message === "stuck started"); // the handler is running when shutdown arrives
     const started = performance.now();
     host.sendRaw('{"jsonrpc":"2.0","id":20,"method":"shutdown","params":{"drain_timeout_ms":300}}');
     expect(await host.exited).toBe(0);
@@ -224,7 +225,7 @@ describe("failures around the edges", () => {
   test("EOF right after shutdown while a handler ignores cancellation: the call's -32800 and the ack are both written", async () => {
     const host = await ready();
     host.sendRaw(call(10, "stuck", { ms: 20_000 }));
-    await Bun.sleep(50);
+    await waitLog(host, (l) => l.message === "stuck started"); // the handler is running when shutdown arrives
     host.sendRaw('{"jsonrpc":"2.0","id":9,"method":"shutdown","params":{}}');
     expect(await host.closeStdin()).toBe(0);
     const frames = host.extensionFrames();

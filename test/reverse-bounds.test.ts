@@ -88,6 +88,8 @@ describe("extension → host requests in flight on API 0.2 (spec §1.4, §1.9, �
     await host.waitForFrame((f) => f.method === "secret/get" && f.id === "ts:8");
     const waiterId = host.peekNextId();
     const waiter = host.request("tool/call", { name: "secret_many", arguments: { count: 1 }, context: host.executionContext() });
+    // The waiter's handler is running (and asking for its secret) before it is cancelled.
+    await until(() => host.logs().some((l) => l.message === "secret_many started" && l.count === 1), 5_000, "the waiter's handler to start");
     await Bun.sleep(100);
     expect(sent()).toBe(8);
     host.cancel(waiterId, "user");

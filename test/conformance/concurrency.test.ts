@@ -54,8 +54,9 @@ for (const [api, V] of NEGOTIATED) {
 
     test("cancel a running call: -32800 with the reason; the ambient request id is the call's; repeats change nothing", async () => {
       const host = await fixture(V);
-      host.sendRaw(call(10, "slow", { ms: 5_000 }));
-      await Bun.sleep(50);
+      // `announce` writes a status progress event once the handler runs: the cancel arrives while it waits.
+      host.sendRaw(call(10, "slow", { ms: 5_000, announce: true }));
+      await host.waitForFrame((f) => f.method === "$/progress" && (f.params as Record<string, unknown>).request_id === 10, 5_000);
       host.cancel(10, "user");
       host.cancel(10, "again");
       expect((await host.waitForReply(10)).error).toEqual({ code: -32800, message: "request cancelled", data: { reason: "user" } });

@@ -80,8 +80,9 @@ describe("conformance fixture: shutdown and EOF on API 0.2 (R13; spec §10 79–
   test("shutdown with drain_timeout_ms 0 cancels running work with reason shutdown before the ack; the hook runs first", async () => {
     const scratch = temporaryDirectory("fixture-scratch-");
     const host = await fixture(V02, { scratch });
-    host.sendRaw(call(10, "slow", { ms: 5_000 }));
-    await Bun.sleep(50);
+    // `announce` writes a status progress event once the handler runs: shutdown arrives while it waits.
+    host.sendRaw(call(10, "slow", { ms: 5_000, announce: true }));
+    await host.waitForFrame((f) => f.method === "$/progress" && (f.params as Record<string, unknown>).request_id === 10, 5_000);
     host.sendRaw('{"jsonrpc":"2.0","id":90,"method":"shutdown","params":{"drain_timeout_ms":0}}');
     expect(await host.exited).toBe(0);
     const frames = host.extensionFrames();
@@ -119,8 +120,9 @@ describe("conformance fixture: shutdown and EOF on API 0.2 (R13; spec §10 79–
 
   test("while draining, cancels and host responses are still processed; new requests get -32000", async () => {
     const host = await fixture(V02, { offer: FULL_OFFER });
-    host.sendRaw(call(10, "slow", { ms: 5_000 }));
-    await Bun.sleep(50);
+    // `announce` writes a status progress event once the handler runs: shutdown arrives while it waits.
+    host.sendRaw(call(10, "slow", { ms: 5_000, announce: true }));
+    await host.waitForFrame((f) => f.method === "$/progress" && (f.params as Record<string, unknown>).request_id === 10, 5_000);
     host.sendRaw('{"jsonrpc":"2.0","id":90,"method":"shutdown","params":{}}');
     host.sendRaw(call(11, "echo"));
     host.cancel(10, "user");
