@@ -107,8 +107,10 @@ async function main(args: string[], commandLine: string[] | undefined): Promise<
     case "replay": {
       const file = args[0];
       if (!file) throw new ToolError("usage: octet-extension replay FILE [--dir DIR]");
-      const { TestHost } = await import("octet-extension/testing");
-      const { differences, frames, violations } = await TestHost.replay(resolve(file), dir);
+      const { TestHost, TranscriptError } = await import("octet-extension/testing");
+      const { differences, frames, violations } = await TestHost.replay(resolve(file), dir).catch((error: unknown) => {
+        throw error instanceof TranscriptError ? new ToolError(error.message) : error;
+      });
       for (const difference of differences) {
         console.log(`frame ${difference.index + 1} of the extension differs:\n  recorded: ${difference.expected ?? "(nothing)"}\n  replayed: ${difference.actual ?? "(nothing)"}`);
       }

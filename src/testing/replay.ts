@@ -8,9 +8,11 @@
  * normalising what legitimately varies: the ids of the extension's own
  * requests (renumbered by order) and timing fields.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { TranscriptEntry } from "./transcript.ts";
-import type { TestHostOptions } from "./options.ts";
+import { writePrivateFile } from "./private-file.ts";
+import { checkRecording, type RecordedOptions, TranscriptError } from "./recording-check.ts";
+import { redactSecrets } from "./secret-redaction.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -18,8 +20,8 @@ type Obj = Record<string, unknown>;
 export interface RecordedSession {
   format: "octet-transcript/1";
   extension: { name: string; api_version: string };
-  /** The options that shape what the host sends (offer, flags). */
-  options: Pick<TestHostOptions, "offer" | "flags" | "octetVersion">;
+  /** What the host offered (offer, flags, octet version); nothing else, and never what runs. */
+  options: RecordedOptions;
   frames: { from: "host" | "extension"; text: string }[];
 }
 
@@ -31,20 +33,20 @@ export interface ReplayDifference {
   actual: string | undefined;
 }
 
+/** Write a recording readable only by its owner (0600), atomically. */
 export function writeRecording(path: string, session: RecordedSession): void {
-  writeFileSync(path, `${JSON.stringify(session, null, 1)}\n`);
+  writePrivateFile(path, `${JSON.stringify(session, null, 1)}\n`);
 }
 
+/** Read and check a recording: it is untrusted input (throws {@link TranscriptError}). */
 export function readRecording(path: string): RecordedSession {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
-    throw new Error(`${path}: not a transcript (${(error as Error).message})`);
+    throw new TranscriptError(`${path}: not a transcript (${(error as Error).message.split("\n")[0]})`);
   }
-  const session = parsed as RecordedSession;
-  if (session?.format !== "octet-transcript/1" || !Array.isArray(session.frames)) throw new Error(`${path}: not an octet-transcript/1 file`);
-  return session;
+  return { format: "octet-transcript/1", ...checkRecording(path, parsed) };
 }
 
 const TIMING_KEY = /(^|_)(ms|at|time|timestamp|duration|elapsed)$|^timestamp/i;
@@ -122,7 +124,7 @@ export function compareFrames(expected: string[], actual: string[], limit = 5): 
   return differences;
 }
 
-/** Entries as recorded (for `TestHost.saveTranscript`). */
+/** Entries as recorded (for `TestHost.saveTranscript`), secret answers replaced by a placeholder. */
 export function recordable(entries: readonly TranscriptEntry[]): RecordedSession["frames"] {
-  return entries.map((entry) => ({ from: entry.from, text: entry.text }));
+  return redactSecrets(entries.map((entry) => ({ from: entry.from, text: entry.text })));
 }

@@ -128,7 +128,9 @@ export class TestHost {
   static async replay(recordingPath: string, manifestPath: string, options: { timeoutMs?: number } = {}): Promise<{ differences: ReplayDifference[]; frames: number; violations: string[] }> {
     const recording = readRecording(recordingPath);
     const timeout = options.timeoutMs ?? 10_000;
-    const host = await TestHost.start(manifestPath, { ...recording.options, requestTimeoutMs: timeout });
+    // Only the host-offer facts come from the file; what runs is always the project's own entry point.
+    const { offer, flags, octetVersion } = recording.options;
+    const host = await TestHost.start(manifestPath, { offer, flags, octetVersion, requestTimeoutMs: timeout });
     let exited = false;
     void host.exited.then(() => (exited = true));
     try {
@@ -318,7 +320,9 @@ export class TestHost {
 
   /**
    * Save this session's frames (both directions, in order) for
-   * {@link TestHost.replay} and `octet-extension replay`.
+   * {@link TestHost.replay} and `octet-extension replay`: answers to
+   * `secret/get` and secret `input/request` hold `SECRET_PLACEHOLDER`;
+   * the file is written atomically with mode 0600.
    */
   saveTranscript(path: string): void {
     const { offer, flags, octetVersion } = this.options;
