@@ -2,13 +2,16 @@
  * Immutable bulk objects (`bulk_objects_v1`, API 0.4; docs/api-0.4.md "Bulk
  * objects"): bytes too large for a frame travel through files octet creates
  * in a private transfer directory (profile `local-file.v1`), and a `BlobRef`
- * names them in arguments and results. The runtime opens only the file the
- * host named, as a single path component, without following symlinks, and
- * only a regular file with one link; it checks sizes and SHA-256 digests and
- * always releases the ticket or lease.
+ * names them in arguments and results. The transfer directory must be the
+ * runtime's own and private, and is held open from initialize on
+ * (`TransferDirectory`); the runtime opens only the file the host named, as
+ * a single path component relative to that handle, without following
+ * symlinks, and only a regular file with one link; it checks sizes and
+ * SHA-256 digests and always releases the ticket or lease.
  */
 import { isObject } from "../check.ts";
 import { ErrorCode, RpcError } from "../errors.ts";
+import { TransferDirectory } from "./transfer-directory.ts";
 import type { JsonObject } from "./types.ts";
 
 /** A committed blob: `{"$blob", bytes, digest: {algorithm: "sha256", value}, media_type}`. */
@@ -19,11 +22,12 @@ export interface BlobRef {
   media_type: string;
 }
 
-/** The host's `protocol.bulk_objects_v1` offer. */
+/** The host's `protocol.bulk_objects_v1` offer, accepted: `directory` is its transfer directory, held open. */
 export interface BulkOffer {
   profile: "local-file.v1";
   transfer_directory: string;
   limits: { object_bytes: number; owner_bytes: number; write_tickets_per_generation: number; read_leases_per_generation: number; blobs_per_owner: number };
+  directory: TransferDirectory;
 }
 
 const PROFILE = "local-file.v1";
@@ -36,12 +40,23 @@ const LOCATOR = /^[!-~]{1,255}$/;
 const invalidReply = (method: string) => new RpcError(ErrorCode.InternalError, `invalid ${method} response`);
 const fs = (): typeof import("node:fs") => require("node:fs");
 
-/** The offer, checked (`undefined` when it is not a `local-file.v1` offer this runtime can use). */
-export function readBulkOffer(value: unknown): BulkOffer | undefined {
-  if (!isObject(value) || value.profile !== PROFILE || typeof value.transfer_directory !== "string" || !value.transfer_directory.startsWith("/")) return undefined;
+/**
+ * The offer, checked, with its transfer directory opened; or why this runtime
+ * cannot use it (not a `local-file.v1` offer, or a directory that is not a
+ * private one of this user's: see {@link TransferDirectory.open}).
+ */
+export function acceptBulkOffer(value: unknown): { offer: BulkOffer } | { refused: string } {
+  if (!isObject(value) || value.profile !== PROFILE || typeof value.transfer_directory !== "string") return { refused: "the offer is not a local-file.v1 offer" };
   const limits = value.limits;
-  if (!isObject(limits) || LIMIT_KEYS.some((key) => !Number.isSafeInteger(limits[key]) || (limits[key] as number) <= 0)) return undefined;
-  return value as unknown as BulkOffer;
+  if (!isObject(limits) || LIMIT_KEYS.some((key) => !Number.isSafeInteger(limits[key]) || (limits[key] as number) <= 0)) return { refused: "the offer's limits are not positive integers" };
+  let directory: ReturnType<typeof TransferDirectory.open>;
+  try {
+    directory = TransferDirectory.open(value.transfer_directory);
+  } catch (error) {
+    return { refused: `cannot examine it (${(error as { code?: string }).code ?? "error"})` };
+  }
+  if (!(directory instanceof TransferDirectory)) return directory;
+  return { offer: { profile: PROFILE, transfer_directory: value.transfer_directory, limits: limits as BulkOffer["limits"], directory } };
 }
 
 /** Whether `value` is a well-formed BlobRef. */
@@ -132,7 +147,7 @@ export async function readBlob(offer: BulkOffer, send: BulkSend, ref: BlobRef, m
   }
 }
 
-/** Open the host's file `locator` in the transfer directory, never following a symlink. */
+/** Open the host's file `locator` in the transfer directory (relative to its handle), never following a symlink. */
 function openTransferFile(offer: BulkOffer, locator: string, write: boolean): number {
   // Messages never name the locator or the directory: octet refuses a result that contains either.
   if (!LOCATOR.test(locator) || locator === "." || locator === ".." || /[/\\:]/.test(locator)) throw new RpcError(ErrorCode.ServerError, "refusing the transfer locator: not one plain file name");
@@ -140,10 +155,9 @@ function openTransferFile(offer: BulkOffer, locator: string, write: boolean): nu
   const flags = (write ? constants.O_WRONLY : constants.O_RDONLY) | constants.O_NOFOLLOW | constants.O_NONBLOCK;
   let fd: number;
   try {
-    fd = fs().openSync(`${offer.transfer_directory}/${locator}`, flags);
+    fd = offer.directory.openEntry(locator, flags);
   } catch (error) {
-    const code = (error as { code?: string }).code;
-    throw new RpcError(ErrorCode.ServerError, `storage_unavailable: cannot open the transfer file (${code === "ELOOP" ? "it is a symbolic link" : (code ?? "error")})`);
+    throw new RpcError(ErrorCode.ServerError, `storage_unavailable: cannot open the transfer file (${(error as Error).message})`);
   }
   const stat = fs().fstatSync(fd);
   if (!stat.isFile() || stat.nlink !== 1) {

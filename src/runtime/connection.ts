@@ -279,6 +279,7 @@ export class Connection {
       negotiated = negotiate(params, this.options.registry, {
         maxConcurrentRequests: this.options.maxConcurrentRequests,
         supportedFeatures: this.options.supportedFeatures,
+        warn: (message, fields) => this.options.logger.warning(message, fields),
       });
     } catch (error) {
       const rpc = error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError, errorText(error));

@@ -1,7 +1,7 @@
 import { ErrorCode, RpcError } from "../errors.ts";
 import { API04_FEATURES, API04_HOOK_FEATURES, negotiatesFeatures } from "../protocol.ts";
 import { readInteger } from "../wire/json.ts";
-import { type BulkOffer, readBulkOffer } from "./bulk.ts";
+import { type BulkOffer, acceptBulkOffer } from "./bulk.ts";
 import { type FlagValue, readFlagValues } from "./flags.ts";
 import { RESOURCE_LIMITS } from "./resources.ts";
 import { type Registry, wireDefinition } from "./registry.ts";
@@ -38,6 +38,8 @@ export interface Session {
 export interface InitializeOptions {
   maxConcurrentRequests: number;
   supportedFeatures: ReadonlySet<string>;
+  /** Told why an offered feature was not selected (a refused bulk transfer directory). */
+  warn?: (message: string, fields: Record<string, unknown>) => void;
 }
 
 const invalid = (message: string, data?: unknown) => new RpcError(ErrorCode.InvalidParams, message, data);
@@ -110,8 +112,13 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
       }
     }
     if (features.includes("bulk_objects_v1")) {
-      bulk = readBulkOffer(protocol.bulk_objects_v1);
-      if (!bulk) features = features.filter((f) => f !== "bulk_objects_v1");
+      const accepted = acceptBulkOffer(protocol.bulk_objects_v1);
+      if ("offer" in accepted) bulk = accepted.offer;
+      else {
+        features = features.filter((f) => f !== "bulk_objects_v1");
+        const offered = isObject(protocol.bulk_objects_v1) ? protocol.bulk_objects_v1.transfer_directory : undefined;
+        options.warn?.("bulk_objects_v1 not selected: refusing the host's transfer directory", { transfer_directory: offered, reason: accepted.refused });
+      }
     }
     if (seen.has("lifecycle_events")) lifecycleEvents = [...registry.lifecycle.keys()].sort();
   }

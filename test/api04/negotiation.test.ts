@@ -7,6 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { type Obj, V04 } from "../dispatch-fixture.ts";
 import { expectCleanStreams, startHost } from "../helpers.ts";
+import { temporaryDirectory } from "octet-extension/testing";
 
 /** What the runtime implements of octet 0.8.x's 0.4 offer, in offer order (required first). */
 const SELECTED = [
@@ -62,7 +63,8 @@ describe("API 0.4 initialize", () => {
         limits: { max_concurrent_requests: 3, resource_refs_v1: { max_records: 256, max_registrations_per_parent: 32 }, future_limit: 1 },
         bulk_objects_v1: {
           profile: "local-file.v1",
-          transfer_directory: "/tmp/octet-bulk",
+          // A usable offer names a private directory of this user's (docs/api-0.4.md "Bulk objects").
+          transfer_directory: temporaryDirectory("octet-bulk-"),
           limits: { object_bytes: 268435456, owner_bytes: 536870912, write_tickets_per_generation: 8, read_leases_per_generation: 32, blobs_per_owner: 256 },
         },
       },
