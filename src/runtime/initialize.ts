@@ -3,6 +3,7 @@ import { API04_FEATURES, API04_HOOK_FEATURES, negotiatesFeatures } from "../prot
 import { readInteger } from "../wire/json.ts";
 import { type BulkOffer, acceptBulkOffer } from "./bulk.ts";
 import { type FlagValue, readFlagValues } from "./flags.ts";
+import { usesFeature } from "./feature-use.ts";
 import { RESOURCE_LIMITS } from "./resources.ts";
 import { type Registry, wireDefinition } from "./registry.ts";
 import { isStringArray } from "../check.ts";
@@ -96,8 +97,8 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
       const feature = i < required.length ? required[i]! : optional[i - required.length]!;
       if (seen.has(feature) || !options.supportedFeatures.has(feature)) continue;
       if (api !== "0.4" && (API04_FEATURES as readonly string[]).includes(feature)) continue;
-      if ((feature === "resource_refs_v1" || feature === "operation_descriptors_v1") && registry.resourceTypes.size === 0) continue;
-      if (feature === "lifecycle_events" && registry.lifecycle.size === 0) continue;
+      // An optional feature only when used; a required one always (the host needs it back).
+      if (i >= required.length && !usesFeature(feature, registry, contributes)) continue;
       seen.add(feature);
       features.push(feature);
     }

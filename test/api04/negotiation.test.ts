@@ -22,7 +22,7 @@ const SELECTED = [
   "session_entries",
   "message_injection",
   "active_tools",
-  "tool_prompt_metadata_v1",
+  // tool_prompt_metadata_v1 is offered but not selected: no tool of this fixture declares prompt metadata.
 ];
 
 describe("API 0.4 initialize", () => {
