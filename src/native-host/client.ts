@@ -31,7 +31,8 @@ import { RequestTracker, type RawEvent } from "./request-tracker.ts";
 import { DEFAULT_MAX_FRAME_BYTES, encodeRequest, type Command, type RunOptions } from "./requests.ts";
 import { RunHandle } from "./run.ts";
 import { StderrLines } from "./stderr-lines.ts";
-import { maskSecrets, StderrTail } from "./stderr-tail.ts";
+import { StderrTail } from "./stderr-tail.ts";
+import { credentialValues } from "./provider-credentials.ts";
 import { parseEventLine } from "./strict-json.ts";
 
 export interface LaunchOptions {
@@ -49,7 +50,7 @@ export interface LaunchOptions {
   graceMs?: number;
   /** stderr bytes kept for diagnostics. Default 64 KiB. */
   stderrTailBytes?: number;
-  /** Strings masked in stderr tails and lines (api keys and header values of runs are added automatically). */
+  /** Strings masked in stderr tails and lines (credentials in `env`, and api keys and header values of runs, are added automatically). */
   secrets?: string[];
   /**
    * Aborting it while `launch()` runs terminates the host and makes `launch()`
@@ -121,6 +122,7 @@ export class NativeHost {
   private constructor(
     private readonly proc: Bun.Subprocess<"pipe", "pipe", "pipe">,
     options: LaunchOptions,
+    env: Record<string, string>,
   ) {
     this.options = {
       handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
@@ -128,8 +130,8 @@ export class NativeHost {
       graceMs: options.graceMs ?? 4_000,
       stderrTailBytes: options.stderrTailBytes ?? 64 * 1024,
     };
-    for (const secret of options.secrets ?? []) this.secrets.add(secret);
-    const lines = options.onStderrLine && new StderrLines(this.options.stderrTailBytes, options.onStderrLine, (text) => maskSecrets(text, this.secrets));
+    for (const secret of [...(options.secrets ?? []), ...credentialValues(env)]) this.secrets.add(secret);
+    const lines = options.onStderrLine && new StderrLines(this.options.stderrTailBytes, options.onStderrLine, () => this.secrets);
     this.stderr = new StderrTail(proc.stderr, this.options.stderrTailBytes, () => this.secrets, lines);
     this.exited = proc.exited.then(() => ({ code: proc.signalCode ? null : proc.exitCode, signal: proc.signalCode ? String(proc.signalCode) : null }));
     void this.readEvents();
@@ -155,7 +157,7 @@ export class NativeHost {
       throw new HostSpawnError(`cannot start ${path}: ${(error as Error).message}`);
     }
     killOnExit(proc.pid);
-    const host = new NativeHost(proc, options);
+    const host = new NativeHost(proc, options, env);
     try {
       const hello = await host.request("hello", {}, host.options.handshakeTimeoutMs, options.signal);
       host.hello = validateHello(hello.data);

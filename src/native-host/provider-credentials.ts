@@ -18,6 +18,9 @@
  * settings outside this list (for example `AWS_SESSION_TOKEN` for temporary
  * AWS keys, or Google application-default credentials) are passed by name
  * with `minimalEnv(from, { pass: [...] })`.
+ *
+ * The client masks credentials it put into the host's environment
+ * ({@link credentialValues}) wherever it shows the host's stderr.
  */
 
 /** Provider credential variables octet's host reads, in octet's provider order. */
@@ -75,4 +78,24 @@ export function providerEnv(from: Record<string, string | undefined> = process.e
     if (value !== undefined && value !== "") env[name] = value;
   }
   return env;
+}
+
+/** Provider settings that are not secrets (a profile name, a region): not masked. */
+const NOT_SECRET = new Set(["AWS_PROFILE", "AWS_REGION"]);
+/** A variable name with a credential word as one of its `_` parts (`API_KEY`, `AWS_SESSION_TOKEN`, `DB_PASSWORD`). */
+const CREDENTIAL_NAME = /(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|AUTH)(?:_|$)/i;
+
+/**
+ * The values in `env` that are credentials, to mask in what the client shows
+ * of the host's stderr: those of {@link PROVIDER_CREDENTIAL_VARS} (except
+ * `AWS_PROFILE` and `AWS_REGION`) and of any variable whose name has a
+ * credential word (`KEY`, `TOKEN`, `SECRET`, `PASSWORD`, … as a `_` part).
+ */
+export function credentialValues(env: Record<string, string | undefined>): string[] {
+  const values: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (!value || NOT_SECRET.has(name)) continue;
+    if (PROVIDER_CREDENTIAL_VARS.includes(name) || CREDENTIAL_NAME.test(name)) values.push(value);
+  }
+  return values;
 }

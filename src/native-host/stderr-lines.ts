@@ -2,14 +2,19 @@
  * The host's stderr cut into lines for the application's logger
  * (`LaunchOptions.onStderrLine`). stderr is free text, never protocol (spec
  * native-host §15.12): lines are decoded leniently, delivered without their
- * line end (LF, or CRLF), masked by the caller's `mask`, and bounded: a line
- * longer than `maxBytes` arrives in pieces of at most `maxBytes` bytes (cut
- * on a character boundary), so a flood without newlines never grows a
- * buffer. A last line without a line end is delivered when stderr ends.
- * An exception thrown by `deliver` is ignored: a logger never breaks the
- * host's draining.
+ * line end (LF, or CRLF), with secrets masked, and bounded: a line longer
+ * than `maxBytes` arrives in pieces of at most `maxBytes` bytes (cut on a
+ * character boundary), so a flood without newlines never grows a buffer. A
+ * piece never ends inside a secret: the buffer holds the longest secret's
+ * length less one byte beyond `maxBytes`, so a secret crossing the cut is
+ * seen whole and the cut moves before it. A last line without a line end is
+ * delivered when stderr ends. An exception thrown by `deliver` is ignored: a
+ * logger never breaks the host's draining.
  */
+import { maskSecrets, maskedSecrets } from "./stderr-tail.ts";
+
 const LF = 0x0a;
+const CR = 0x0d;
 
 export class StderrLines {
   private parts: Uint8Array[] = [];
@@ -19,7 +24,7 @@ export class StderrLines {
   constructor(
     private readonly maxBytes: number,
     private readonly deliver: (line: string) => void,
-    private readonly mask: (text: string) => string = (text) => text,
+    private readonly secrets: () => Iterable<string> = () => [],
   ) {}
 
   push(chunk: Uint8Array): void {
@@ -39,17 +44,14 @@ export class StderrLines {
   }
 
   private append(bytes: Uint8Array): void {
-    while (this.size + bytes.length > this.maxBytes) {
-      let take = this.maxBytes - this.size;
-      // Do not cut a UTF-8 sequence: back off over continuation bytes (unless nothing would be left).
-      let back = take;
-      while (back > 0 && ((bytes[back] ?? 0) & 0xc0) === 0x80) back--;
-      if (back > 0 || this.size > 0) take = back;
-      if (take > 0) this.keep(bytes.subarray(0, take));
-      this.flush(false);
+    const secrets = this.secretBytes();
+    const limit = this.maxBytes + Math.max(0, ...secrets.map((s) => s.length - 1));
+    while (bytes.length > 0) {
+      const take = Math.min(bytes.length, Math.max(1, limit + 1 - this.size));
+      this.keep(bytes.subarray(0, take));
       bytes = bytes.subarray(take);
+      if (this.size > limit) this.cut(secrets);
     }
-    if (bytes.length > 0) this.keep(bytes);
   }
 
   private keep(bytes: Uint8Array): void {
@@ -57,15 +59,57 @@ export class StderrLines {
     this.size += bytes.length;
   }
 
+  /** Deliver the first piece of the buffer (at most `maxBytes`, unless a secret longer than that starts it) and keep the rest. */
+  private cut(secrets: Uint8Array[]): void {
+    const buffer = Buffer.concat(this.parts);
+    // Do not cut a UTF-8 sequence: back off over continuation bytes (unless nothing would be left).
+    let at = this.maxBytes;
+    while (at > 0 && ((buffer[at] ?? 0) & 0xc0) === 0x80) at--;
+    if (at === 0) at = this.maxBytes;
+    at = cutOutsideSecrets(buffer, at, secrets);
+    this.parts = [buffer.subarray(at)];
+    this.size = buffer.length - at;
+    this.send(buffer.subarray(0, at));
+  }
+
   private flush(lineEnd: boolean): void {
-    let text = this.decoder.decode(Buffer.concat(this.parts));
+    const secrets = this.secretBytes();
+    while (this.size > this.maxBytes) this.cut(secrets);
+    let line = Buffer.concat(this.parts);
     this.parts = [];
     this.size = 0;
-    if (lineEnd && text.endsWith("\r")) text = text.slice(0, -1);
+    if (lineEnd && line[line.length - 1] === CR) line = line.subarray(0, -1);
+    this.send(line);
+  }
+
+  private send(bytes: Uint8Array): void {
     try {
-      this.deliver(this.mask(text));
+      this.deliver(maskSecrets(this.decoder.decode(bytes), this.secrets()));
     } catch {
       /* the application's logger failed; draining goes on */
     }
   }
+
+  private secretBytes(): Uint8Array[] {
+    return maskedSecrets(this.secrets()).map((secret) => Buffer.from(secret));
+  }
+}
+
+/**
+ * `at`, moved back to the start of any secret that crosses it (repeatedly:
+ * secrets may overlap); a secret that starts the buffer and crosses it is
+ * kept whole in the piece instead.
+ */
+function cutOutsideSecrets(buffer: Buffer, at: number, secrets: Uint8Array[]): number {
+  for (let moved = true; moved; ) {
+    moved = false;
+    for (const secret of secrets) {
+      const found = buffer.indexOf(secret, Math.max(0, at - secret.length + 1));
+      if (found === -1 || found >= at) continue;
+      if (found === 0) return secret.length;
+      at = found;
+      moved = true;
+    }
+  }
+  return at;
 }

@@ -1,15 +1,21 @@
 /**
  * The host's stderr, drained continuously and kept only as a bounded tail
- * (spec native-host §15.12). It is never parsed. Secrets the application
- * registered (4 characters or more) are masked whenever the tail is read; a
- * secret cut by the tail's start is masked too, because the tail keeps a
- * secret's length of extra bytes until it is read.
+ * (spec native-host §15.12). It is never parsed. Secrets of 4 characters or
+ * more (registered by the application, a run's key and header values, the
+ * credentials in the host's environment) are masked whenever the tail is
+ * read; a secret cut by the tail's start is masked too, because the tail
+ * keeps a secret's length of extra bytes until it is read.
  */
 import type { StderrLines } from "./stderr-lines.ts";
 
+/** The secrets that are masked: those of four characters or more. */
+export function maskedSecrets(secrets: Iterable<string>): string[] {
+  return [...secrets].filter((secret) => secret.length >= 4);
+}
+
 /** `text` with every secret of four characters or more replaced by `[redacted]`. */
 export function maskSecrets(text: string, secrets: Iterable<string>): string {
-  for (const secret of secrets) if (secret.length >= 4) text = text.split(secret).join("[redacted]");
+  for (const secret of maskedSecrets(secrets)) text = text.split(secret).join("[redacted]");
   return text;
 }
 
@@ -48,7 +54,7 @@ export class StderrTail {
   }
 
   private masked(): string[] {
-    return [...this.secrets()].filter((secret) => secret.length >= 4);
+    return maskedSecrets(this.secrets());
   }
 
   private add(chunk: Uint8Array): void {
