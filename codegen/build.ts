@@ -6,6 +6,7 @@ import { gen } from "./gen.ts";
 import { DEV_ENTRYPOINT, renderHostManifest } from "./host-manifest.ts";
 import { loadAuthorManifest } from "./manifest.ts";
 import { binaryFormat, type Target, TARGETS, targetRuntime } from "./targets.ts";
+import { unixLauncher } from "./unix-launcher.ts";
 import { windowsLauncher } from "./windows-launcher.ts";
 
 export interface BuildOptions {
@@ -118,15 +119,10 @@ function compileBundle(
     const format = binaryFormat(executable);
     if (format !== TARGETS[cross.target].format) throw new ToolError(`the ${cross.target} executable came out as ${format}, not ${TARGETS[cross.target].format}`);
   }
-  const launcher = windows ? windowsLauncher(manifest.name) : { file: "extension", text: unixLauncher(manifest.name) };
+  const launcher = windows ? windowsLauncher(manifest.name) : unixLauncher(manifest.name);
   writeAtomic(join(bundleDir, launcher.file), launcher.text, 0o755);
   writeAtomic(join(bundleDir, "extension.toml"), renderHostManifest(manifest, { ...DEV_ENTRYPOINT, command: launcher.file, env: manifest.entrypoint?.env ?? {} }));
   return { dir: bundleDir, bytes: statSync(executable).size };
-}
-
-/** octet stages only the entry point: a tiny script that execs the executable left in the extension directory. */
-function unixLauncher(name: string): string {
-  return ["#!/bin/sh", "# octet stages only this file; the compiled extension stays in the extension directory.", `exec "$OCTET_EXTENSION_DIR/${name}.bin" "$@"`, ""].join("\n");
 }
 
 /** `tar -czf` of `folder` inside `dir` into `archive` (relative to `dir`). */

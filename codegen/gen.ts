@@ -2,6 +2,7 @@ import { basename, join, relative } from "node:path";
 import { readIfExists, writeAtomic } from "./files.ts";
 import { DEV_ENTRYPOINT, renderHostManifest } from "./host-manifest.ts";
 import { loadAuthorManifest } from "./manifest.ts";
+import { inExtensionDir } from "./shell.ts";
 import { freshSource } from "./source.ts";
 import { renderGeneratedModule } from "./types.ts";
 import { renderValidators } from "./validators.ts";
@@ -58,12 +59,13 @@ export async function gen(dir: string, options: { check?: boolean; log?: (messag
  * The development entry point: octet stages only this file, so it finds the
  * module through OCTET_EXTENSION_DIR and keeps the workspace's .env and
  * bunfig.toml out. `octet-extension build` replaces it with a compiled bundle.
+ * Every literal is quoted for the shell (shell.ts).
  */
 export function devWrapper(source: string): string {
   return [
     "#!/bin/sh",
     "# Development entry point written by `octet-extension gen`; `bun run build` ships a compiled bundle instead.",
-    `exec bun --no-env-file --config="$OCTET_EXTENSION_DIR/bunfig.toml" "$OCTET_EXTENSION_DIR/${source}" "$@"`,
+    `exec bun --no-env-file --config=${inExtensionDir("bunfig.toml")} ${inExtensionDir(source)} "$@"`,
     "",
   ].join("\n");
 }

@@ -1,5 +1,6 @@
 import { basename, isAbsolute, relative, resolve, sep } from "node:path";
 import type { ManifestFail } from "./errors.ts";
+import { realPath } from "./links.ts";
 
 /**
  * Where gen writes: `[source].file` (the author's handlers) and
@@ -7,6 +8,8 @@ import type { ManifestFail } from "./errors.ts";
  * beside the generated module. Every path must stay inside the project, be
  * distinct from the others and from the manifests, and carry its suffix, so
  * no setting can make gen overwrite the author's code or write elsewhere.
+ * "Inside" holds for the text and for the real path (symbolic links
+ * resolved); the characters are limited to a safe set (docs/security.md).
  */
 export interface SourcePaths {
   sourceFile: string;
@@ -15,18 +18,35 @@ export interface SourcePaths {
 }
 
 const RESERVED = ["manifest.toml", "extension.toml", "package.json", "tsconfig.json", "bunfig.toml", "extension"];
+/** A source path goes into the dev entry point's shell script: no character the shell (or a reader) could misread. */
+const SAFE_CHARACTER = /[A-Za-z0-9._/-]/;
+
+const outside = (rel: string) => rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+const ownedTop = (rel: string) => ["node_modules", "dist"].find((top) => rel.split(sep)[0] === top);
 
 export function sourcePaths(dir: string, source: Record<string, unknown>, fail: ManifestFail): SourcePaths {
+  const realDir = realPath(dir) ?? dir;
   const inside = (key: string, value: unknown, fallback: string): string => {
-    if (value === undefined) return resolve(dir, fallback);
-    if (typeof value !== "string" || value.trim() === "") return fail(key, "must be a non-empty relative path", `e.g. ${key} = "${fallback}"`);
-    if (isAbsolute(value)) return fail(key, `${JSON.stringify(value)} is absolute`, "give a path relative to manifest.toml, inside the project");
-    const path = resolve(dir, value);
+    if (value !== undefined) {
+      if (typeof value !== "string" || value.trim() === "") return fail(key, "must be a non-empty relative path", `e.g. ${key} = "${fallback}"`);
+      const bad = [...value].find((c) => !SAFE_CHARACTER.test(c));
+      if (bad !== undefined) return fail(key, `${JSON.stringify(value)} contains ${JSON.stringify(bad)}`, 'use only A-Z, a-z, 0-9, ".", "_", "-" and "/" in source paths');
+      if (isAbsolute(value)) return fail(key, `${JSON.stringify(value)} is absolute`, "give a path relative to manifest.toml, inside the project");
+    }
+    const shown = JSON.stringify(value ?? fallback);
+    const path = resolve(dir, (value as string | undefined) ?? fallback);
     const rel = relative(dir, path);
-    if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return fail(key, `${JSON.stringify(value)} is outside the project`, "keep it inside the directory that holds manifest.toml");
-    const top = rel.split(sep)[0];
-    if (top === "node_modules" || top === "dist") return fail(key, `${JSON.stringify(value)} is inside ${top}/`, "keep sources out of node_modules/ and dist/");
-    if (RESERVED.includes(rel)) return fail(key, `${JSON.stringify(value)} is a file the tooling owns`, "name a .ts file of your own");
+    if (outside(rel)) return fail(key, `${shown} is outside the project`, "keep it inside the directory that holds manifest.toml");
+    const top = ownedTop(rel);
+    if (top) return fail(key, `${shown} is inside ${top}/`, "keep sources out of node_modules/ and dist/");
+    if (RESERVED.includes(rel)) return fail(key, `${shown} is a file the tooling owns`, "name a .ts file of your own");
+    // gen writes here: where the path really leads, through any symbolic link, must be inside too.
+    const real = realPath(path);
+    if (real === undefined) return fail(key, `${shown} passes through a symbolic link that leads nowhere`, "remove the link or make it point inside the project");
+    const realRel = relative(realDir, real);
+    if (outside(realRel)) return fail(key, `${shown} is outside the project once symbolic links are resolved (${real})`, "keep sources in real directories inside the directory that holds manifest.toml");
+    const realTop = ownedTop(realRel);
+    if (realTop) return fail(key, `${shown} is inside ${realTop}/ once symbolic links are resolved`, "keep sources out of node_modules/ and dist/");
     return path;
   };
   const sourceFile = inside("source.file", source.file, "src/extension.ts");
