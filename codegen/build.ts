@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { ToolError } from "./errors.ts";
 import { writeAtomic } from "./files.ts";
 import { gen } from "./gen.ts";
 import { DEV_ENTRYPOINT, renderHostManifest } from "./host-manifest.ts";
+import { firstLink } from "./links.ts";
 import { loadAuthorManifest } from "./manifest.ts";
 import { binaryFormat, type Target, TARGETS, targetRuntime } from "./targets.ts";
 import { unixLauncher } from "./unix-launcher.ts";
@@ -59,11 +60,12 @@ export async function build(dir: string, options: BuildOptions = {}): Promise<Bu
   if (stale.changed.length > 0) throw new ToolError(`${stale.changed.join(", ")} ${stale.changed.length === 1 ? "is" : "are"} stale: run \`bun run gen\`, then build again`);
   if (stale.orphans.length > 0) throw new ToolError(`handlers with no declaration in manifest.toml: ${stale.orphans.join(", ")} — declare them or delete them, then build again`);
   const manifest = loadAuthorManifest(dir);
+  const dist = join(manifest.dir, "dist");
+  refuseLinks(manifest.dir, touched(manifest, dist, options));
   if (options.requiresOctet !== undefined) manifest.requiresOctet = options.requiresOctet;
   warnRequiresOctet(manifest.requiresOctet, log);
   if (options.typecheck === false) log("warning: skipping the type check (--skip-typecheck)");
   else typecheck(manifest.dir, log, options.bun);
-  const dist = join(manifest.dir, "dist");
   if (!options.targets) {
     const bundle = compileBundle(manifest, join(dist, manifest.name), undefined, options, log);
     if (options.archive === false) return { bundleDir: bundle.dir, archive: "", executableBytes: bundle.bytes, targets: [] };
@@ -89,6 +91,31 @@ export async function build(dir: string, options: BuildOptions = {}): Promise<Bu
   writeSums(dist, built.map((b) => b.archive), built.map((b) => b.bundleDir));
   const first = built[0]!;
   return { bundleDir: first.bundleDir, archive: first.archive, executableBytes: first.executableBytes, targets: built };
+}
+
+/** Every path build removes or writes, with these options (keep in step with `build`, `compileBundle` and `typecheck`). */
+function touched(manifest: ReturnType<typeof loadAuthorManifest>, dist: string, options: BuildOptions): string[] {
+  const paths = options.typecheck === false ? [] : [buildInfoFile(manifest.dir)];
+  if (!options.targets) {
+    paths.push(join(dist, manifest.name));
+    if (options.archive !== false) paths.push(join(dist, `${manifest.name}-${manifest.version}.tar.gz`), join(dist, "SHA256SUMS"));
+    return paths;
+  }
+  for (const target of options.targets) paths.push(join(dist, target, manifest.name), join(dist, `${manifest.name}-${manifest.version}-${target}.tar.gz`));
+  return [...paths, join(dist, ".runtimes"), join(dist, "SHA256SUMS")];
+}
+
+/**
+ * A cloned repository can commit `dist -> ../../somewhere`: refuse, in one
+ * line and before anything is removed, any symbolic link between the project
+ * and a path build touches.
+ */
+function refuseLinks(root: string, paths: string[]): void {
+  for (const path of paths) {
+    const link = firstLink(root, path);
+    if (link === undefined) continue;
+    throw new ToolError(`${link} is a symbolic link (to ${readlinkSync(link)}): build removes and writes only inside the project, never through a link — replace it with a real directory or delete it, then build again`);
+  }
 }
 
 /** One target's bundle in `bundleDir`: the compiled executable, its launcher and extension.toml. */
@@ -184,7 +211,7 @@ function typecheck(dir: string, log: (message: string) => void, bun?: string): v
   }
   log("type-checking (tsc --noEmit)");
   // Incremental: the dev loop type-checks after every edit, and a warm check takes about half the time.
-  const buildInfo = join(dir, "node_modules", ".cache", "octet-extension", "tsbuildinfo");
+  const buildInfo = buildInfoFile(dir);
   mkdirSync(dirname(buildInfo), { recursive: true });
   const checked = Bun.spawnSync([bun ?? process.execPath, tsc, "--noEmit", "--incremental", "--tsBuildInfoFile", buildInfo, "-p", dir], { cwd: dir, stdout: "pipe", stderr: "pipe" });
   if (checked.exitCode === 0) return;
@@ -192,4 +219,9 @@ function typecheck(dir: string, log: (message: string) => void, bun?: string): v
   log(output);
   const errors = output.split("\n").filter((line) => /error TS\d+/.test(line)).length;
   throw new ToolError(`the project does not type-check (${errors || "some"} error${errors === 1 ? "" : "s"} above): fix them (\`bun run typecheck\`), then build again`);
+}
+
+/** Where the incremental type check keeps its state. */
+function buildInfoFile(dir: string): string {
+  return join(dir, "node_modules", ".cache", "octet-extension", "tsbuildinfo");
 }

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { build, gen } from "../../codegen/index.ts";
 import { TestHost, temporaryDirectory } from "octet-extension/testing";
 import { project, removeProjects, REPO, WEATHER } from "./helpers.ts";
@@ -83,4 +83,48 @@ describe("octet-extension build (standalone bundle)", () => {
     expect(bad.exitCode).toBe(1);
     expect(bad.stdout.toString()).toContain("unknown tool: nope");
   }, 60_000);
+});
+
+/** Every file under `dir` with its contents: what a victim directory must still hold afterwards. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name);
+    const size = entry.isFile() ? statSync(path).size : 0;
+    out[relative(dir, path)] = !entry.isFile() ? "(dir)" : size > 4096 ? `(${size} bytes)` : readFileSync(path, "utf8");
+  }
+  return out;
+}
+
+describe("octet-extension build never removes or writes through a symbolic link in the project", () => {
+  /** Plant a link (as a cloned repository can) at `link` to `to`; returns the link's text. */
+  const plant = (dir: string, link: string, to: string) => {
+    mkdirSync(join(dir, link, ".."), { recursive: true });
+    symlinkSync(to, join(dir, link));
+    return to;
+  };
+  const CASES: [string, string, string[], (dir: string, victim: string) => string][] = [
+    ["dist -> a directory outside (committed by the repository)", "dist", [], (dir, victim) => plant(dir, "dist", relative(dir, victim))],
+    ["dist/weather -> a directory outside", "dist/weather", ["--skip-typecheck"], (dir, victim) => plant(dir, "dist/weather", join(victim, "weather"))],
+    ["dist/weather-0.1.0.tar.gz -> a file outside", "dist/weather-0.1.0.tar.gz", ["--skip-typecheck"], (dir, victim) => plant(dir, "dist/weather-0.1.0.tar.gz", join(victim, "weather/keep.txt"))],
+    ["node_modules/.cache -> a directory outside (where tsc keeps its build info)", "node_modules/.cache", [], (dir, victim) => plant(dir, "node_modules/.cache", victim)],
+  ];
+
+  test.each(CASES)("%s: exit 1 with one line before anything is removed; the victim is untouched", async (_name, link, flags, setup) => {
+    const dir = project("weather", WEATHER);
+    await gen(dir);
+    writeFileSync(join(dir, "src/extension.ts"), SOURCE);
+    const victim = temporaryDirectory("victim-");
+    mkdirSync(join(victim, "weather"));
+    writeFileSync(join(victim, "weather/keep.txt"), "precious\n");
+    const to = setup(dir, victim);
+    const before = snapshot(victim);
+    const run = Bun.spawnSync([process.execPath, join(REPO, "codegen/cli.ts"), "build", "--requires-octet", "=0.8.0", ...flags], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+    expect({ exitCode: run.exitCode, stderr: run.stderr.toString().trimEnd().split("\n"), victim: snapshot(victim) }).toEqual({
+      exitCode: 1,
+      stderr: [`error: ${join(dir, link)} is a symbolic link (to ${to}): build removes and writes only inside the project, never through a link — replace it with a real directory or delete it, then build again`],
+      victim: before,
+    });
+    expect(existsSync(join(dir, "dist/weather/weather.bin"))).toBe(false);
+  }, 120_000);
 });

@@ -5,8 +5,8 @@
  * shows the error and leaves the previous install working.
  */
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { TestHost, temporaryDirectory } from "octet-extension/testing";
 import { project, removeProjects } from "../codegen/helpers.ts";
 
@@ -88,3 +88,21 @@ test("dev: build and install, reinstall after an edit, keep the previous install
     await dev.proc.exited;
   }
 }, 180_000);
+
+test("dev refuses a dist/ that is a symbolic link out of the project: one line, exit 1, the victim survives, nothing is installed", () => {
+  const dir = project("greeter", MANIFEST);
+  const victim = temporaryDirectory("victim-");
+  mkdirSync(join(victim, "greeter"));
+  writeFileSync(join(victim, "greeter", "keep.txt"), "precious\n");
+  symlinkSync(relative(dir, victim), join(dir, "dist"));
+  const into = temporaryDirectory("dev-extensions-");
+  const run = Bun.spawnSync([process.execPath, join(REPO, "codegen/cli.ts"), "dev", "--dir", dir, "--into", into, "--once"], { stdout: "pipe", stderr: "pipe" });
+  const failed = run.stdout.toString().split("\n").filter((line) => line.startsWith("[dev] failed"));
+  expect({ exitCode: run.exitCode, failed, victim: readdirSync(join(victim, "greeter")), installed: readdirSync(into) }).toEqual({
+    exitCode: 1,
+    failed: [`[dev] failed: ${join(dir, "dist")} is a symbolic link (to ${relative(dir, victim)}): build removes and writes only inside the project, never through a link — replace it with a real directory or delete it, then build again`],
+    victim: ["keep.txt"],
+    installed: [],
+  });
+  expect(readFileSync(join(victim, "greeter", "keep.txt"), "utf8")).toBe("precious\n");
+}, 120_000);
