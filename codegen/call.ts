@@ -1,13 +1,17 @@
 import { resolve } from "node:path";
-import { TestHost } from "octet-extension/testing";
+import { redactSecrets, TestHost } from "octet-extension/testing";
+import { escapeControls } from "./terminal-text.ts";
 
 /**
  * `octet-extension call TOOL [JSON]` / `call /COMMAND [ARGS...]`: start the
  * extension as octet would, initialize it, make one call and print the
  * transcript. Exit status 1 when the call failed, the tool answered
  * `is_error: true`, or octet would have killed the extension; 2 for bad usage.
+ * What the extension wrote is printed with its controls made visible and
+ * without the secrets it was given.
  */
-export async function call(dir: string, args: string[], print: (line: string) => void, record?: string): Promise<number> {
+export async function call(dir: string, args: string[], printLine: (line: string) => void, record?: string): Promise<number> {
+  const print = (line: string) => printLine(escapeControls(line));
   const target = args[0];
   if (!target) {
     print("usage: octet-extension call TOOL [JSON] | call /COMMAND [ARGS...]");
@@ -52,7 +56,7 @@ export async function call(dir: string, args: string[], print: (line: string) =>
       print(`recorded ${host.transcript.length} frames to ${record}`);
     }
   }
-  for (const entry of host.transcript) print(`${entry.from === "host" ? "→" : "←"} ${entry.text}`);
+  for (const entry of redactSecrets(host.transcript)) print(`${entry.from === "host" ? "→" : "←"} ${entry.text}`);
   for (const line of host.stderr.filter((l) => l.trim() !== "")) print(`  stderr ${line}`);
   for (const violation of host.violations) print(`! octet would kill the extension: ${violation}`);
   return failed || host.violations.length > 0 ? 1 : 0;

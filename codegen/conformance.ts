@@ -7,6 +7,7 @@
  */
 import { resolve } from "node:path";
 import { type HostManifest, loadManifest, TestHost, type TestHostOptions } from "octet-extension/testing";
+import { escapeControls } from "./terminal-text.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -183,8 +184,9 @@ const PROBES: Probe[] = [
   },
 ];
 
-/** Run every probe against the extension in `dir` (optionally launched as `command`). */
-export async function conformance(dir: string, command: string[] | undefined, print: (line: string) => void): Promise<number> {
+/** Run every probe against the extension in `dir` (optionally launched as `command`); what it wrote is printed with its controls made visible. */
+export async function conformance(dir: string, command: string[] | undefined, printLine: (line: string) => void): Promise<number> {
+  const print = (line: string) => printLine(escapeControls(line));
   const manifest = loadManifest(resolve(dir));
   const options: TestHostOptions = { requestTimeoutMs: 10_000 };
   // A path given on the command line is the user's (relative to where they are); a bare name is looked up on PATH, as octet does.

@@ -6,10 +6,14 @@
  * as it passes (progress as a bar), cancels the running call on Ctrl-C, asks
  * you to answer the extension's confirmation, input, policy and secret
  * requests, and shows each violation of octet's rules as it happens.
+ * Whatever the extension wrote is printed with its controls made visible, and
+ * a secret typed in answer is neither echoed nor shown (docs/security.md).
  */
 import { createInterface, type Interface } from "node:readline";
 import { resolve } from "node:path";
-import { TestHost, type TranscriptEntry } from "octet-extension/testing";
+import { MutableOutput } from "./mutable-output.ts";
+import { escapeControls } from "./terminal-text.ts";
+import { SECRET_PLACEHOLDER, secretRedactor, TestHost, type TranscriptEntry } from "octet-extension/testing";
 
 type Obj = Record<string, unknown>;
 
@@ -62,7 +66,8 @@ function progressBar(event: Obj): string {
 }
 
 export async function inspect(dir: string, input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stdout): Promise<number> {
-  const print = (line: string) => output.write(`${line}\n`);
+  // Every line may quote the extension: its controls never reach the terminal.
+  const print = (line: string) => output.write(`${escapeControls(line)}\n`);
   const host = await TestHost.start(resolve(dir), { workspace: process.cwd() });
   let tools: Obj[] = [];
   let commands: Obj[] = [];
@@ -70,26 +75,42 @@ export async function inspect(dir: string, input: NodeJS.ReadableStream = proces
   let running: number | undefined;
   let seenViolations = 0;
   let rl: Interface | undefined;
+  const screen = new MutableOutput(output);
   const say = (line: string) => {
     // Keep the prompt below whatever arrives while it is shown.
-    if (rl && running === undefined) output.write(`\r\x1b[K${line}\n`);
+    if (rl && running === undefined) output.write(`\r\x1b[K${escapeControls(line)}\n`);
     else print(line);
     if (rl && running === undefined) rl.prompt(true);
   };
+  const redact = secretRedactor();
   host.watch((entry: TranscriptEntry) => {
     const frame = entry.frame;
+    const text = redact(entry).text;
     if (frame?.method === "$/progress") say(progressBar(((frame.params as Obj)?.event ?? {}) as Obj));
-    else if (showFrames) say(`${entry.from === "host" ? "→" : "←"} ${entry.text.length > 400 ? `${entry.text.slice(0, 400)}…` : entry.text}`);
+    else if (showFrames) say(`${entry.from === "host" ? "→" : "←"} ${text.length > 400 ? `${text.slice(0, 400)}…` : text}`);
     while (seenViolations < host.violations.length) say(`!! octet would kill the extension: ${host.violations[seenViolations++]}`);
   });
   // A violation is found after the line that caused it was recorded: look for new ones as well.
   const violationWatch = setInterval(() => {
     while (seenViolations < host.violations.length) say(`!! octet would kill the extension: ${host.violations[seenViolations++]}`);
   }, 100);
-  const ask = (question: string): Promise<string> => new Promise((answer) => (rl ? rl.question(question, answer) : answer("")));
+  const ask = (question: string): Promise<string> => new Promise((answer) => (rl ? rl.question(escapeControls(question), answer) : answer("")));
+  /** Like `ask`, but nothing typed is drawn or kept in the history; the line shows the placeholder. */
+  const askSecret = (question: string): Promise<string> =>
+    new Promise((answer) => {
+      if (!rl) return answer("");
+      rl.question(escapeControls(question), (value) => {
+        screen.muted = false;
+        const history = (rl as unknown as { history?: string[] } | undefined)?.history;
+        if (history?.[0] === value) history.shift();
+        output.write(`${value === "" ? "" : SECRET_PLACEHOLDER}\n`);
+        answer(value);
+      });
+      screen.muted = true; // after the question is drawn
+    });
   host.onRequest("confirmation/request", async (params) => ({ confirmed: /^y(es)?$/i.test((await ask(`? confirm: ${String(params.prompt)}${params.detail ? ` (${String(params.detail)})` : ""} [y/N] `)).trim()) }));
   host.onRequest("input/request", async (params) => {
-    const value = await ask(`? input${params.secret ? " (secret)" : ""}: ${String(params.prompt)} (empty: cancel) `);
+    const value = await (params.secret === true ? askSecret : ask)(`? input${params.secret ? " (secret)" : ""}: ${String(params.prompt)} (empty: cancel) `);
     return { value: value === "" ? null : value };
   });
   host.onRequest("policy/evaluate", async (params) => {
@@ -97,7 +118,7 @@ export async function inspect(dir: string, input: NodeJS.ReadableStream = proces
     const answer = (await ask(`? policy: ${String(intent.kind)} ${String(intent.operation)} — allow, deny or ask [deny] `)).trim();
     return { decision: ["allow", "ask"].includes(answer) ? answer : "deny" };
   });
-  host.onRequest("secret/get", async (params) => ({ value: await ask(`? secret ${String(params.name)}: `) }));
+  host.onRequest("secret/get", async (params) => ({ value: await askSecret(`? secret ${String(params.name)}: `) }));
 
   try {
     const result = await host.initialize();
@@ -116,7 +137,7 @@ export async function inspect(dir: string, input: NodeJS.ReadableStream = proces
   const words = () => ["tools", "commands", "call ", "frames on", "frames off", "help", "quit", ...commands.map((c) => `/${String(c.name)}`)];
   rl = createInterface({
     input,
-    output,
+    output: screen as unknown as NodeJS.WritableStream,
     prompt: "octet> ",
     terminal: true,
     completer: (line: string) => {
@@ -165,7 +186,8 @@ export async function inspect(dir: string, input: NodeJS.ReadableStream = proces
       if (!tool) print(`no tool ${name}; tools: ${tools.map((t) => t.name).join(", ")}`);
       else if (space === -1) {
         // Fill the next line with a skeleton to edit.
-        setTimeout(() => rl!.write(`call ${name} ${JSON.stringify(skeleton(tool.parameters))}`), 0);
+        // Typed into the line as keys: a control in a schema default would act as one.
+        setTimeout(() => rl!.write(escapeControls(`call ${name} ${JSON.stringify(skeleton(tool.parameters))}`)), 0);
       } else {
         let args: unknown;
         try {

@@ -13,5 +13,5 @@ export type { TestHostOptions, TranscriptEntry, Responder } from "./test-host.ts
 export { loadManifest, HostManifestError, ManifestError, type HostManifest } from "./manifest.ts";
 export { PASSTHROUGH_ENV, STAGING_LIMIT_BYTES } from "./launch.ts";
 export { TranscriptError } from "./recording-check.ts";
-export { SECRET_PLACEHOLDER } from "./secret-redaction.ts";
+export { redactSecrets, SECRET_PLACEHOLDER, secretRedactor } from "./secret-redaction.ts";
 export { temporaryDirectory, removeTemporaryDirectory, removeTemporaryDirectories } from "./temp-dirs.ts";

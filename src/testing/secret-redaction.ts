@@ -15,8 +15,16 @@ export const SECRET_PLACEHOLDER = "<redacted secret>";
 
 /** `frames` with every secret answer's value replaced by the placeholder (other frames unchanged). */
 export function redactSecrets(frames: readonly Frame[]): Frame[] {
+  return frames.map(secretRedactor());
+}
+
+/**
+ * The same, one frame at a time as a session goes on (`inspect` prints them
+ * live): feed it every frame of the session, in order.
+ */
+export function secretRedactor(): (entry: Frame) => Frame {
   const secretIds = new Set<string>();
-  return frames.map((entry) => {
+  return (entry) => {
     const frame = parseObject(entry.text);
     if (!frame || !("id" in frame)) return entry;
     const id = idKey(frame.id);
@@ -32,7 +40,7 @@ export function redactSecrets(frames: readonly Frame[]): Frame[] {
     const result = frame.result;
     if (!isObj(result) || typeof result.value !== "string") return entry;
     return { from: entry.from, text: encodeFrame({ ...frame, result: { ...result, value: SECRET_PLACEHOLDER } }, Number.MAX_SAFE_INTEGER).slice(0, -1) };
-  });
+  };
 }
 
 function asksForSecret(frame: Obj): boolean {

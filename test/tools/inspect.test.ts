@@ -2,42 +2,16 @@
  * `octet-extension inspect`, driven in a real terminal (tmux send-keys and
  * capture-pane): tools with schemas, a call, the schema skeleton, a live
  * progress bar, Ctrl-C cancelling the running call, an interactive answer
- * to a confirmation request, a violation shown as it happens, and quit.
+ * to a confirmation request, a violation shown as it happens, typed secrets
+ * never shown, and quit.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-
-const REPO = new URL("../../", import.meta.url).pathname;
-const TMUX = Bun.which("tmux");
-const sessions: string[] = [];
-afterEach(() => {
-  for (const name of sessions.splice(0)) Bun.spawnSync([TMUX!, "kill-session", "-t", name]);
-});
-
-/** Start the inspector in a detached tmux session; keys in, screen out. */
-function terminal(dir: string) {
-  expect(TMUX).not.toBeNull(); // .ci/run installs tmux when the machine lacks it
-  const name = `inspect-${process.pid}-${sessions.length}`;
-  sessions.push(name);
-  const command = `cd ${REPO} && ${process.execPath} codegen/cli.ts inspect --dir ${dir}; echo INSPECT-EXIT=$?; sleep 60`;
-  const started = Bun.spawnSync([TMUX!, "new-session", "-d", "-s", name, "-x", "220", "-y", "60", command]);
-  expect(started.exitCode).toBe(0);
-  const keys = (...k: string[]) => void Bun.spawnSync([TMUX!, "send-keys", "-t", name, ...k]);
-  const screen = () => Bun.spawnSync([TMUX!, "capture-pane", "-t", name, "-p", "-J", "-S", "-200"]).stdout.toString();
-  const waitFor = async (needle: string | RegExp, timeoutMs = 15_000) => {
-    const deadline = performance.now() + timeoutMs;
-    for (;;) {
-      const text = screen();
-      if (typeof needle === "string" ? text.includes(needle) : needle.test(text)) return text;
-      if (performance.now() > deadline) throw new Error(`the terminal never showed ${needle}:\n${text}`);
-      await Bun.sleep(50);
-    }
-  };
-  return { keys, screen, waitFor };
-}
+import { describe, expect, test } from "bun:test";
+import { SECRET_PLACEHOLDER } from "octet-extension/testing";
+import { inspectInTerminal as terminal } from "./terminal.ts";
 
 describe("octet-extension inspect in a terminal", () => {
   test("tools, a call, a schema skeleton, Ctrl-C cancels the running call, quit shuts down", async () => {
-    const t = terminal("examples/typescript-hello");
+    const t = await terminal("examples/typescript-hello");
     await t.waitFor("tools: text_stats · commands: none · type help");
     t.keys("tools", "Enter");
     await t.waitFor('"delayMs":{"type":"integer","minimum":0,"maximum":2000');
@@ -56,7 +30,7 @@ describe("octet-extension inspect in a terminal", () => {
   }, 60_000);
 
   test("a confirmation request is answered at the prompt; progress shows as a bar", async () => {
-    const t = terminal("test/fixtures/conformance/v02/octet-conformance-fixture");
+    const t = await terminal("test/fixtures/conformance/v02/octet-conformance-fixture");
     await t.waitFor("type help");
     t.keys("frames off", "Enter");
     t.keys('call confirm {"prompt":"Delete it?"}', "Enter");
@@ -71,11 +45,41 @@ describe("octet-extension inspect in a terminal", () => {
   }, 60_000);
 
   test("a violation of octet's rules is shown as it happens", async () => {
-    const t = terminal("test/fixtures/broken-extension");
+    const t = await terminal("test/fixtures/broken-extension");
     await t.waitFor("type help");
     t.keys('call slow {}', "Enter");
     await t.waitFor("!! octet would kill the extension: non-JSON on stdout: running slow tool...");
     t.keys("C-c", "C-c");
     await t.waitFor(/INSPECT-EXIT=1/);
+  }, 60_000);
+
+  test("a typed secret is never shown: no echo, the placeholder on the prompt line and in the → frame, not in the history", async () => {
+    const t = await terminal("test/fixtures/conformance/v02/octet-conformance-fixture");
+    await t.waitFor("type help");
+    t.keys('call input {"prompt":"Password:","secret":true}', "Enter");
+    await t.waitFor("? input (secret): Password: (empty: cancel) ");
+    t.keys("s3cret-typed", "Enter");
+    await t.waitFor('"text":"input:secret:12"'); // the fixture got all 12 bytes
+    t.keys('call input {"prompt":"Token:","secret":true}', "Enter");
+    await t.waitFor("? input (secret): Token: (empty: cancel) ");
+    t.keys("hunter2-typed", "BSpace", "Enter"); // edited blind: the fixture gets 12 bytes
+    await t.waitFor(/Token:[^]*= \{"content":\[\{"type":"text","text":"input:secret:12"\}\]/);
+    // Two steps back through the history: the two calls, not the answers.
+    t.keys("Up", "Up");
+    await t.waitFor(/octet> call input \{"prompt":"Password:","secret":true\}\s*$/);
+    t.keys("C-u", "quit", "Enter");
+    await t.waitFor("INSPECT-EXIT=0");
+
+    const raw = t.raw();
+    const screen = t.screen();
+    expect({
+      echoed: ["s3cret-typed", "hunter2-type"].filter((secret) => raw.includes(secret)),
+      prompts: [...(screen.match(/\? input \(secret\): .*/g) ?? [])],
+      replies: [...(screen.match(/→ \{"jsonrpc":"2.0","id":"ts:\d","result":.*/g) ?? [])],
+    }).toEqual({
+      echoed: [],
+      prompts: [`? input (secret): Password: (empty: cancel) ${SECRET_PLACEHOLDER}`, `? input (secret): Token: (empty: cancel) ${SECRET_PLACEHOLDER}`],
+      replies: [1, 2].map((n) => `→ {"jsonrpc":"2.0","id":"ts:${n}","result":{"value":${JSON.stringify(SECRET_PLACEHOLDER)}}}`),
+    });
   }, 60_000);
 });
