@@ -21,6 +21,8 @@ export interface BuildOptions {
   targets?: Target[];
   /** Folder of `npm pack @oven/bun-…` tarballs for targets not installed in node_modules. */
   bunPackages?: string;
+  /** Never fetch a missing target runtime into the per-user cache (codegen/target-cache.ts); refuse instead. */
+  offline?: boolean;
   /** Pack the archive and SHA256SUMS (default true; the dev loop installs the folder and skips them). */
   archive?: boolean;
 }
@@ -79,7 +81,7 @@ export async function build(dir: string, options: BuildOptions = {}): Promise<Bu
   const built: TargetBuild[] = [];
   try {
     for (const target of options.targets) {
-      const runtime = targetRuntime(target, version, manifest.dir, options.bunPackages, scratch);
+      const runtime = targetRuntime(target, version, manifest.dir, options.bunPackages, scratch, { offline: options.offline ?? false, log });
       const root = join(dist, target);
       const bundle = compileBundle(manifest, join(root, manifest.name), { target, runtime }, options, log);
       const archive = pack(root, manifest.name, `../${manifest.name}-${manifest.version}-${target}.tar.gz`, log, manifest.dir);

@@ -6,14 +6,16 @@
  */
 import { resolve } from "node:path";
 import { ToolError } from "./errors.ts";
+import { escapeControls } from "./terminal-text.ts";
 
 const USAGE = `usage: octet-extension <command> [--dir DIR] [--debug] ...
   gen [--check]              regenerate extension.toml, the typed module, validators and handler stubs
   check                      same as gen --check: exit 1 when generated files are stale
-  build [--requires-octet R] [--skip-typecheck] [--target T,T,... [--bun-packages DIR]]
+  build [--requires-octet R] [--skip-typecheck] [--target T,T,... [--bun-packages DIR | --offline]]
                              type-check and compile a standalone bundle into dist/NAME/ (+ .tar.gz, SHA256SUMS);
                              --target linux-x64,linux-arm64,darwin-x64,darwin-arm64,windows-x64 builds dist/TARGET/NAME/
-                             each, with each target's Bun from @oven/bun-* (node_modules or npm-pack tarballs in DIR)
+                             each, with each target's Bun from @oven/bun-* (node_modules, npm-pack tarballs in DIR, or
+                             fetched once with npm pack into ~/.cache/octet-extension/bun-targets; --offline never fetches)
   call TOOL [JSON]           start the extension under the test host and call a tool (exit 1 on is_error)
   call /COMMAND [ARGS...]    ... or run a command (--record FILE saves the session as a transcript)
   replay FILE                replay a recorded session against the current build; exit 1 on any difference
@@ -77,6 +79,7 @@ async function main(args: string[], commandLine: string[] | undefined): Promise<
         ...(target === undefined ? {} : { targets: parseTargets(target) }),
         ...(bunPackages === undefined ? {} : { bunPackages: resolve(bunPackages) }),
         typecheck: !flag(args, "--skip-typecheck"),
+        offline: flag(args, "--offline"),
         log,
       });
       if (result.targets.length === 0) console.error(`built ${result.bundleDir} (${(result.executableBytes / 1048576).toFixed(1)} MiB) and ${result.archive}`);
@@ -98,7 +101,7 @@ async function main(args: string[], commandLine: string[] | undefined): Promise<
       const stop = new AbortController();
       process.once("SIGINT", () => stop.abort());
       process.once("SIGTERM", () => stop.abort());
-      return await dev(dir, { ...(into === undefined ? {} : { into }), ...(call ? { call } : {}), once, print: (line) => console.log(line) }, stop.signal);
+      return await dev(dir, { ...(into === undefined ? {} : { into }), ...(call ? { call } : {}), once, print: (line) => console.log(escapeControls(line)) }, stop.signal);
     }
     case "inspect": {
       const { inspect } = await import("./inspect.ts");
@@ -112,9 +115,9 @@ async function main(args: string[], commandLine: string[] | undefined): Promise<
         throw error instanceof TranscriptError ? new ToolError(error.message) : error;
       });
       for (const difference of differences) {
-        console.log(`frame ${difference.index + 1} of the extension differs:\n  recorded: ${difference.expected ?? "(nothing)"}\n  replayed: ${difference.actual ?? "(nothing)"}`);
+        console.log(escapeControls(`frame ${difference.index + 1} of the extension differs:\n  recorded: ${difference.expected ?? "(nothing)"}\n  replayed: ${difference.actual ?? "(nothing)"}`));
       }
-      for (const violation of violations) console.log(`octet would kill the extension: ${violation}`);
+      for (const violation of violations) console.log(escapeControls(`octet would kill the extension: ${violation}`));
       if (differences.length === 0 && violations.length === 0) console.log(`replayed ${frames} extension frames: identical`);
       return differences.length > 0 || violations.length > 0 ? 1 : 0;
     }
@@ -136,9 +139,10 @@ const debug = flag(argv, "--debug");
 try {
   process.exit(await main(argv, commandLine));
 } catch (error) {
-  const message = error instanceof Error ? error.message : String(error);
+  // A message may quote a project's file or an extension: its controls are shown, not performed.
+  const message = escapeControls(error instanceof Error ? error.message : String(error));
   if (error instanceof ToolError) console.error(`error: ${message}`);
   else console.error(`error: ${message.split("\n")[0]} (an unexpected failure inside octet-extension; run again with --debug for the stack)`);
-  if (debug && error instanceof Error && error.stack) console.error(error.stack);
+  if (debug && error instanceof Error && error.stack) console.error(escapeControls(error.stack));
   process.exit(1);
 }

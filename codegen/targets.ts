@@ -3,12 +3,13 @@
  * "Every platform's bundle"). Each target's Bun runtime comes from the
  * `@oven/bun-<os>-<arch>` npm package of exactly the build's Bun version:
  * installed in `node_modules`, or as the tarball `npm pack` writes, in a
- * folder given with `--bun-packages` (`OCTET_BUN_PACKAGES`). Nothing is
- * downloaded at build time.
+ * folder given with `--bun-packages` (`OCTET_BUN_PACKAGES`), or else from the
+ * per-user cache, which `npm pack` fills once (not with `--offline`).
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ToolError } from "./errors.ts";
+import { cachedRuntime } from "./target-cache.ts";
 
 /** The targets octet runs on, and what each needs. */
 export const TARGETS = {
@@ -31,9 +32,17 @@ export function parseTargets(list: string): Target[] {
 /**
  * The Bun runtime for `target` at `version`: from `@oven/<pkg>` in a
  * `node_modules` above `from`, else extracted from `oven-<pkg>-<version>.tgz`
- * in `packages` into `scratch`.
+ * in `packages` into `scratch` (nothing else when `packages` is given), else
+ * from the per-user cache, fetched into it first unless `offline`.
  */
-export function targetRuntime(target: Target, version: string, from: string, packages: string | undefined, scratch: string): string {
+export function targetRuntime(
+  target: Target,
+  version: string,
+  from: string,
+  packages: string | undefined,
+  scratch: string,
+  cache: { offline?: boolean; log?: (message: string) => void } = {},
+): string {
   const { pkg, binary } = TARGETS[target];
   // The project's node_modules, then this package's (where npm put the build's own Bun).
   for (const start of [from, import.meta.dir]) {
@@ -50,13 +59,14 @@ export function targetRuntime(target: Target, version: string, from: string, pac
   // The running Bun is this platform's runtime (npm's bun package moves it out of @oven/…).
   const host = `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
   if (host === target && Bun.version === version) return process.execPath;
-  const tarball = packages ? join(packages, `oven-${pkg}-${version}.tgz`) : undefined;
-  if (!tarball || !existsSync(tarball)) {
-    const looked = packages ? `, nor ${tarball}` : "";
-    throw new ToolError(
-      `no Bun ${version} runtime for ${target}: not in node_modules/@oven/${pkg}${looked} — fetch it once with \`npm pack @oven/${pkg}@${version}\` into a folder and pass --bun-packages FOLDER`,
-    );
+  const missing = (looked: string, hint = "") =>
+    new ToolError(`no Bun ${version} runtime for ${target}: not in node_modules/@oven/${pkg}${looked} — fetch it once with \`npm pack @oven/${pkg}@${version}\` into a folder and pass --bun-packages FOLDER${hint}`);
+  if (!packages) {
+    const runtime = { pkg, version, binary, target };
+    return cachedRuntime(runtime, { cwd: from, offline: cache.offline ?? false, log: cache.log ?? (() => {}), missing: (dir) => missing(`, nor in ${join(dir, `${pkg}-${version}`)}`, ", or build without --offline to fetch it into that cache") });
   }
+  const tarball = join(packages, `oven-${pkg}-${version}.tgz`);
+  if (!existsSync(tarball)) throw missing(`, nor ${tarball}`);
   const out = join(scratch, pkg);
   mkdirSync(out, { recursive: true });
   const unpacked = Bun.spawnSync(["tar", "-xzf", tarball, "-C", out, `package/${binary}`], { stdout: "pipe", stderr: "pipe" });
