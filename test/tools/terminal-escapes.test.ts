@@ -4,10 +4,18 @@
  * a window-title change, a clipboard write, a screen clear, a CR that
  * overwrites the line with a fake verdict, a C1 CSI and DEL into every text
  * the tools print (stdout, stderr, progress, descriptions, prompts). The
- * controls must reach the terminal only in their visible `\xHH` form.
+ * controls must reach the terminal only in their visible `\xHH` form; the
+ * same for `replay` (a transcript is input too), `dev --call` and the error
+ * line quoting a manifest value.
  */
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { temporaryDirectory } from "octet-extension/testing";
+import { project, removeProjects } from "../codegen/helpers.ts";
 import { inspectInTerminal } from "./terminal.ts";
+
+afterAll(removeProjects);
 
 const REPO = new URL("../../", import.meta.url).pathname;
 const CLI = `${REPO}codegen/cli.ts`;
@@ -17,6 +25,8 @@ const FIXTURE = "test/fixtures/hostile-output";
 const VISIBLE = "\\x1b]0;PWNED-TITLE\\x07\\x1b]52;c;UFdORUQ=\\x07\\x1b[2J\\x0dall tests passed \\x9b31mC1\\x7fDEL";
 /** HOSTILE inside a JSON frame the extension wrote: JSON escapes C0 itself, C1 and DEL are made visible. */
 const IN_JSON = "\\u001b]0;PWNED-TITLE\\u0007\\u001b]52;c;UFdORUQ=\\u0007\\u001b[2J\\rall tests passed \\x9b31mC1\\x7fDEL";
+/** The fixture's HOSTILE text as written. */
+const HOSTILE = "\x1b]0;PWNED-TITLE\x07\x1b]52;c;UFdORUQ=\x07\x1b[2J\rall tests passed \x9b31mC1\x7fDEL";
 /** Any control but tab and LF: C0, DEL, C1. */
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
@@ -60,6 +70,47 @@ describe("an extension's text is printed with its controls made visible", () => 
     expect(out).toContain(`octet would kill it: unstructured stderr line: stderr:${VISIBLE}`);
     expect(code).toBe(1);
   }, 120_000);
+
+  test("replay: a violation, and a difference quoting a transcript that holds controls", () => {
+    const file = join(temporaryDirectory("hostile-replay-"), "session.json");
+    expect(run(["call", "--dir", FIXTURE, "progress", "{}", "--record", file]).code).toBe(1);
+    const session = JSON.parse(readFileSync(file, "utf8")) as { frames: { from: string; text: string }[] };
+    const result = session.frames.findLast((f) => f.from === "extension" && f.text.includes('"text":"result:'))!;
+    result.text = result.text.replace('"text":"result:', '"text":"recorded\x1b]0;FROM-FILE\x07:');
+    writeFileSync(file, JSON.stringify(session));
+    const { code, out, err } = run(["replay", file, "--dir", FIXTURE]);
+    expect(firstControl(out)).toBeUndefined();
+    expect(firstControl(err)).toBeUndefined();
+    expect(out).toContain('  recorded: {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"recorded\\x1b]0;FROM-FILE\\x07:');
+    expect(out).toContain(`  replayed: {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"result:${IN_JSON}"}]`);
+    expect(out).toContain(`octet would kill the extension: unstructured stderr line: stderr:${VISIBLE}`);
+    expect(code).toBe(1);
+  }, 30_000);
+
+  test("dev --call: the installed build's answer", () => {
+    const dir = project("hostile-dev", `name = "hostile-dev"\nversion = "0.1.0"\napi_version = "0.4"\n\n[tools.shout]\ndescription = "Shout"\nparameters = { type = "object" }\n`);
+    expect(run(["gen", "--dir", dir]).code).toBe(0);
+    const source = join(dir, "src/extension.ts");
+    writeFileSync(source, readFileSync(source, "utf8").replace(/shout: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, `shout: () => ${JSON.stringify(`shout:${HOSTILE}`)},`));
+    const into = temporaryDirectory("hostile-dev-into-");
+    const { code, out, err } = run(["dev", "--dir", dir, "--into", into, "--once", "--call", "shout", "{}"]);
+    expect(firstControl(out)).toBeUndefined();
+    expect(firstControl(err)).toBeUndefined();
+    expect(out).toContain(`[dev] call shout: {"content":[{"type":"text","text":"shout:${IN_JSON}"}]`);
+    expect(code).toBe(0);
+  }, 120_000);
+
+  test("a manifest value quoted in an error line", () => {
+    const dir = join(temporaryDirectory("hostile-manifest-"), "x");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "extension.toml"), `name = "x"\nversion = "0.1.0"\napi_version = "0.2"\n\n[entrypoint]\ncommand = "x"\n\n[contributes]\ntools = ["t${HOSTILE.replace(/[^ -~]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}"]\n`);
+    for (const command of [["call", "t"], ["inspect"], ["conformance"]]) {
+      const { code, out, err } = run([command[0]!, "--dir", dir, ...command.slice(1)]);
+      expect({ command, out: firstControl(out), err: firstControl(err) }).toEqual({ command, out: undefined, err: undefined });
+      expect(err).toContain(`contributes.tools name \`t${VISIBLE}\` must match`);
+      expect(code).toBe(1);
+    }
+  });
 
   test("inspect: descriptions, progress, prompts, the skeleton, stdout and stderr lines, violations", async () => {
     const t = await inspectInTerminal(FIXTURE);
