@@ -18,6 +18,7 @@ import type { LifecycleMethod, Registry, ToolEntry } from "./registry.ts";
 import { isObject, toolResult02 } from "./results.ts";
 import { Scheduler } from "./scheduler.ts";
 import { runInScope } from "./scope.ts";
+import { SHUTDOWN_HANDLER_MS, SHUTDOWN_HANDLER_SHARE_MS, SHUTDOWN_REPLY_MS, within } from "./shutdown-budget.ts";
 import type { HandlerContext, JsonObject } from "./types.ts";
 
 export interface ConnectionOptions {
@@ -494,26 +495,36 @@ export class Connection {
       const requested = readInteger(params, "drain_timeout_ms");
       if (requested !== undefined && requested >= 0 && requested < budget) budget = Number(requested);
     }
-    this.shutdownDone = this.shutdown(id, isObject(params) ? params : {}, budget);
+    this.shutdownDone = this.shutdown(id, isObject(params) ? params : {}, budget, performance.now() + SHUTDOWN_REPLY_MS);
   }
 
-  private async shutdown(id: RequestId, params: JsonObject, budget: number): Promise<void> {
-    await this.drain("shutdown", budget);
-    let outcome: Outcome = { result: {} };
+  /** Drain, run the handler, reply: the reply is written by `replyBy` whatever they do (`shutdown-budget.ts`). */
+  private async shutdown(id: RequestId, params: JsonObject, budget: number, replyBy: number): Promise<void> {
     const handler = this.options.registry.shutdownHandler;
-    if (handler) {
-      if (this.handlersGate) await this.handlersGate;
-      const token = new CancellationToken();
-      const ctx = new RequestContext({}, id, "shutdown", token);
-      try {
-        await runInScope({ id, method: "shutdown", token }, () => handler(params, ctx));
-      } catch (error) {
-        this.options.logger.error("shutdown handler failed", { error: errorText(error) });
-        outcome = { error: new RpcError(ErrorCode.InternalError, "shutdown failed") };
-      }
-    }
+    await this.drain("shutdown", budget, replyBy - (handler ? SHUTDOWN_HANDLER_SHARE_MS : 0));
+    const outcome = handler ? await this.runShutdownHandler(handler, id, params, Math.min(SHUTDOWN_HANDLER_MS, replyBy - performance.now())) : { result: {} };
     this.writeReply(id, outcome);
     await this.stop("extension stopped");
+  }
+
+  /** Run `onShutdown` for at most `boundMs`; one still running then is cancelled, logged and left behind. */
+  private async runShutdownHandler(handler: NonNullable<Registry["shutdownHandler"]>, id: RequestId, params: JsonObject, boundMs: number): Promise<Outcome> {
+    const token = new CancellationToken();
+    const ctx = new RequestContext({}, id, "shutdown", token);
+    const run = async () => {
+      if (this.handlersGate) await this.handlersGate;
+      await runInScope({ id, method: "shutdown", token }, () => handler(params, ctx));
+    };
+    try {
+      if ((await within(run(), boundMs)) === "timeout") {
+        token.cancel("shutdown");
+        this.options.logger.warning("shutdown handler did not settle: acknowledged without it", { ms: Math.round(Math.max(0, boundMs)) });
+      }
+      return { result: {} };
+    } catch (error) {
+      this.options.logger.error("shutdown handler failed", { error: errorText(error) });
+      return { error: new RpcError(ErrorCode.InternalError, "shutdown failed") };
+    }
   }
 
   /** stdin reached EOF: the transport is gone (spec §1.7). */
@@ -532,12 +543,20 @@ export class Connection {
     await this.stop("stdin closed while waiting for host response");
   }
 
-  /** Wait for admitted work; at the deadline cancel it, allow the grace, then answer what is left. */
-  private async drain(reason: string, budget: number): Promise<void> {
-    if (await this.scheduler.whenIdle(budget)) return;
+  /**
+   * Wait for admitted work; at the deadline cancel it, allow the grace, then
+   * answer what is left. Budget and grace both end by `endBy` (a
+   * `performance.now()` time) when given.
+   */
+  private async drain(reason: string, budget: number, endBy = Infinity): Promise<void> {
+    const grace = this.options.cancellationGraceMs;
+    const left = () => Math.max(0, endBy - performance.now());
+    if (await this.scheduler.whenIdle(Math.max(0, Math.min(budget, left() - grace)))) return;
     for (const request of this.active.values()) request.cancel(reason);
-    if (await this.scheduler.whenIdle(this.options.cancellationGraceMs)) return;
+    if (await this.scheduler.whenIdle(Math.min(grace, left()))) return;
     for (const request of [...this.active.values()]) this.settle(request, { error: cancelledError(request.reason ?? reason) });
+    // What still holds a slot is lifecycle callbacks: the stop goes on without them.
+    if (this.scheduler.pending > 0) this.options.logger.warning("lifecycle handlers still running at the drain deadline: stopping without them", { count: this.scheduler.pending, reason });
   }
 
   private async stop(failOutstandingWith: string): Promise<void> {
