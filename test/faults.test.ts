@@ -129,6 +129,56 @@ describe("a host that stops reading stdout but keeps writing", () => {
     expect([...replies.values()].every((n) => n === 1)).toBe(true);
     expect(replies.size).toBe(4052);
   }, 120_000);
+
+  test("then closes stdin: the extension reads ahead to the EOF, drains (transport_lost) and exits 0 within the drain budget", async () => {
+    const { proc } = spawnRaw(V02, "pipe");
+    try {
+      const encoder = new TextEncoder();
+      const send = (frame: object) => proc.stdin.write(encoder.encode(`${JSON.stringify({ jsonrpc: "2.0", ...frame })}\n`));
+      const logs: Record<string, unknown>[] = [];
+      const stderr = (async () => {
+        let partial = "";
+        for await (const chunk of proc.stderr) {
+          const lines = (partial + new TextDecoder().decode(chunk)).split("\n");
+          partial = lines.pop()!;
+          for (const line of lines) if (line.trim() !== "") logs.push(JSON.parse(line));
+        }
+      })();
+      const started = () => logs.filter((r) => r.message === "stubborn started").length;
+      send({ id: 1, method: "initialize", params: { api_version: "0.2", contributes: { tools: ["flood", "stubborn", "echo", "wait"], commands: [] }, protocol: { version: "0.2", required_features: ["request_cancellation", "content_parts"], optional_features: [], limits: { max_concurrent_requests: 4 } } } });
+      await proc.stdin.flush();
+      // stdout is read up to the initialize reply, then never again.
+      const stdout = proc.stdout.getReader();
+      for (let seen = ""; !seen.includes("\n"); ) seen += new TextDecoder().decode((await stdout.read()).value);
+      // Flood pairs of calls (a 64 KiB echo, then a call that logs when it runs) until one pair is no
+      // longer dispatched: the extension has paused on its 4 MiB backlog. That pair waits unread; close.
+      const text = "y".repeat(64 * 1024);
+      let pairs = 0;
+      for (let paused = false; !paused && pairs < 400; ) {
+        send({ id: 2 + 2 * pairs, method: "tool/call", params: { name: "echo", arguments: { text } } });
+        send({ id: 3 + 2 * pairs, method: "tool/call", params: { name: "stubborn", arguments: { ms: 0 } } });
+        void proc.stdin.flush();
+        pairs++;
+        for (const deadline = performance.now() + 2_000; started() < pairs && performance.now() < deadline; ) await Bun.sleep(5);
+        paused = started() < pairs;
+      }
+      expect(pairs).toBeLessThan(400);
+      const closedAt = performance.now();
+      void proc.stdin.end();
+      const code = await Promise.race([proc.exited, Bun.sleep(10_000).then(() => "still running 10 s after EOF")]);
+      const exitMs = performance.now() - closedAt;
+      console.log(`EOF behind a stalled host: paused after ${pairs - 1} pairs of calls; exit ${code} ${(exitMs / 1000).toFixed(2)} s after stdin was closed`);
+      expect(code).toBe(0);
+      expect(exitMs).toBeLessThan(10_000);
+      await stderr;
+      // EOF was read ahead while paused; the frames before it were still routed (the last pair ran), then the drain.
+      expect(logs.filter((r) => r.message === "stdin ended while the host was not reading stdout")).toHaveLength(1);
+      expect(logs.filter((r) => r.message === "extension stdin closed")).toHaveLength(1);
+      expect(started()).toBe(pairs);
+    } finally {
+      proc.kill();
+    }
+  }, 60_000);
 });
 
 describe("launched as octet launches (real pipes, stderr to a file: fds 1 and 2 are reopened, no FFI)", () => {

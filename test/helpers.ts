@@ -42,10 +42,10 @@ export function expectCleanStreams(host: TestHost): void {
  * Launch a fixture as octet would, but with raw pipes and no host double, for
  * tests that need to misbehave as a reader (slow or stalled stdout).
  */
-export function spawnRaw(dir = FIXTURE) {
+export function spawnRaw<E extends "ignore" | "pipe" = "ignore">(dir = FIXTURE, stderr: E = "ignore" as E) {
   const manifest = loadManifest(dir);
   const workspace = temporaryDirectory("octet-raw-");
   const plan = planLaunch(manifest, { workspace, hostEnv: { ...process.env, PATH: pathWithBun(process.env.PATH) } });
-  const proc = Bun.spawn(plan.argv, { cwd: plan.cwd, env: plan.env, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+  const proc = Bun.spawn(plan.argv, { cwd: plan.cwd, env: plan.env, stdin: "pipe", stdout: "pipe", stderr });
   return { manifest, proc };
 }

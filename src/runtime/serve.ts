@@ -1,6 +1,7 @@
 import type { Logger } from "../log.ts";
 import { type FrameSink, FrameWriter } from "../wire/frame-writer.ts";
 import { LineSplitter, type SplitEvent } from "../wire/line-splitter.ts";
+import { type ReadResult, readAhead } from "../wire/read-ahead.ts";
 import { claimStdio } from "../wire/stdio.ts";
 import { GarbagePacer } from "./garbage-pacer.ts";
 
@@ -35,7 +36,10 @@ export interface Channel {
   stop(): void;
 }
 
-/** Reading stops while this much output waits for the host to read stdout, and resumes below the low mark. */
+/**
+ * Dispatching stops while this much output waits for the host to read stdout, and resumes below the
+ * low mark; meanwhile stdin is read ahead, raw and bounded, so an EOF behind the stall is seen.
+ */
 const WRITE_BACKLOG_HIGH = 4 * 1024 * 1024;
 const WRITE_BACKLOG_LOW = 1024 * 1024;
 
@@ -73,8 +77,8 @@ export async function serve(
 }
 
 async function readLoop(
-  reader: { read(): Promise<{ done: boolean; value?: Uint8Array }> },
-  firstRead: Promise<{ done: boolean; value?: Uint8Array }>,
+  reader: { read(): Promise<ReadResult> },
+  firstRead: Promise<ReadResult>,
   endpoint: Endpoint,
   writer: FrameWriter,
   log: Logger,
@@ -84,19 +88,34 @@ async function readLoop(
   const emit = (event: SplitEvent) => endpoint.receive(event);
   const pacer = new GarbagePacer(limits.gcPacingBytes);
   let received = 0;
+  const take = (chunk: Uint8Array) => {
+    splitter.push(chunk, emit);
+    received += chunk.length;
+    pacer.pace(received + writer.handedOver);
+  };
+  let failure: unknown;
   try {
-    for (let next = firstRead; ; next = reader.read()) {
+    for (let next = firstRead; ; ) {
       const { done, value } = await next;
       if (done || !value) break;
-      splitter.push(value, emit);
-      received += value.length;
-      pacer.pace(received + writer.handedOver);
-      // The host is not reading stdout: read no more requests until it does (spec §8.10).
-      if (writer.backlog > WRITE_BACKLOG_HIGH) await writer.whenBelow(WRITE_BACKLOG_LOW);
+      take(value);
+      next = reader.read();
+      if (writer.backlog <= WRITE_BACKLOG_HIGH) continue;
+      // The host is not reading stdout: dispatch no more requests until it does (spec §8.10), but
+      // read ahead to an EOF already written. What was read is dispatched on resuming, or before EOF.
+      const ahead = await readAhead(reader, next, writer.whenBelow(WRITE_BACKLOG_LOW));
+      for (const chunk of ahead.chunks) take(chunk);
+      if (ahead.ended) {
+        failure = ahead.error;
+        if (failure === undefined) log.info("stdin ended while the host was not reading stdout", { read_ahead_bytes: ahead.chunks.reduce((n, c) => n + c.length, 0) });
+        break;
+      }
+      next = ahead.next!;
     }
   } catch (error) {
-    log.info("extension protocol stream closed", { error: (error as Error).message });
+    failure = error;
   }
+  if (failure !== undefined) log.info("extension protocol stream closed", { error: (failure as Error)?.message ?? String(failure) });
   splitter.end(emit);
   await endpoint.endOfInput();
 }
