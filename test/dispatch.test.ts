@@ -56,7 +56,7 @@ describe("routing edge cases", () => {
 
   test("absent params default to {}; catalog_revision on API 0.1 → -32602 before the name", async () => {
     const host = await ready();
-    expect((await host.request("tool/call")).error).toEqual({ code: -32601, message: "unknown tool: None" });
+    expect((await host.request("tool/call")).error).toEqual({ code: -32601, message: "tool/call params.name is missing; it must name a registered tool" });
     expect(await host.request("context/collect")).toMatchObject({ result: [{ label: "context", content: "undefined" }] });
     const reply = await host.request("tool/call", { name: "echo", arguments: {}, catalog_revision: 1 });
     expect(reply.error).toEqual({ code: -32602, message: "tool/call catalog_revision requires negotiated dynamic_tools" });

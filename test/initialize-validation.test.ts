@@ -100,7 +100,7 @@ describe("initialize validation (spec §3.1, §8.2)", () => {
       const base = host.initializeParams();
       const other = api === "0.1" ? "0.2" : "0.1";
       const reply = await host.request("initialize", { ...base, api_version: other, contributes: "not an object" });
-      expect(reply.error).toEqual({ code: -32000, message: `unsupported API version: host requested '${other}', SDK implements '${api}'` });
+      expect(reply.error).toEqual({ code: -32000, message: `unsupported API version: the host asked for API ${other}, this extension speaks API ${api} (new Extension({ apiVersion }) or OCTET_EXTENSION_API_VERSION)` });
       for (const params of [[], "x", 1, null]) expect((await host.request("initialize", params)).error).toMatchObject({ code: -32602 });
       await host.initialize();
       expect(await host.shutdown()).toBe(0);

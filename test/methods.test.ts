@@ -28,7 +28,7 @@ describe("initialize (spec §3.1, §8.2)", () => {
     const dup = await host.request("initialize", { ...params, contributes: { ...contributes, commands: ["fixture", "fixture"] } });
     expect(dup.error).toMatchObject({ code: -32602, message: "initialize contributes.commands contains duplicate names" });
     const version = await host.request("initialize", { ...params, api_version: "0.2" });
-    expect(version.error).toEqual({ code: -32000, message: "unsupported API version: host requested '0.2', SDK implements '0.1'" });
+    expect(version.error).toEqual({ code: -32000, message: "unsupported API version: the host asked for API 0.2, this extension speaks API 0.1 (new Extension({ apiVersion }) or OCTET_EXTENSION_API_VERSION)" });
     expect((await host.request("initialize", null)).error).toMatchObject({ code: -32602 });
     // contributes omitted: no manifest check at all.
     const { contributes: _omit, ...bare } = params;
@@ -201,9 +201,9 @@ describe("extension → host messages on API 0.1 (spec §4.1–§4.4, §8.11)", 
 
   test("undeclared notify/confirm fail locally with -32601 and write nothing", async () => {
     const host = await ready(QUIET_FIXTURE);
-    expect((await host.request("tool/call", { name: "notify", arguments: { message: "hi" } })).error).toEqual({ code: -32601, message: "notifications are not declared" });
-    expect((await host.request("tool/call", { name: "confirm", arguments: {} })).error).toEqual({ code: -32601, message: "confirmations are not declared" });
-    expect((await host.request("tool/call", { name: "contribute", arguments: { context: { label: "l", content: "c" } } })).error).toEqual({ code: -32601, message: "context contributions are not declared" });
+    expect((await host.request("tool/call", { name: "notify", arguments: { message: "hi" } })).error).toEqual({ code: -32601, message: "ext.notify() needs notifications = true under [contributes] in manifest.toml" });
+    expect((await host.request("tool/call", { name: "confirm", arguments: {} })).error).toEqual({ code: -32601, message: "ext.confirm() needs confirmations = true under [contributes] in manifest.toml" });
+    expect((await host.request("tool/call", { name: "contribute", arguments: { context: { label: "l", content: "c" } } })).error).toEqual({ code: -32601, message: "ext.contributeContext() needs context = true under [contributes] in manifest.toml" });
     expect((await host.request("tool/call", { name: "contribute", arguments: { status: { surface: "status", text: "t" } } })).error).toEqual({ code: -32601, message: "status is not a declared ui" });
     expect(host.extensionFrames().filter((f) => "method" in f)).toEqual([]);
     expect(await host.shutdown()).toBe(0);

@@ -89,11 +89,24 @@ function reply(value: unknown, check: (v: JsonObject) => boolean, method: string
   return value;
 }
 
+/** The author's call for each `agent/*` method, as refusals name it. */
+const CALLS: Readonly<Record<string, string>> = {
+  "agent/spawn": "ext.spawnAgent()",
+  "agent/message": "ext.sendAgentMessage()",
+  "agent/follow_up": "ext.followUpAgent()",
+  "agent/list": "ext.listAgents()",
+  "agent/wait": "ext.waitAgents()",
+  "agent/interrupt": "ext.interruptAgent()",
+  "agent/models": "ext.listAgentModels()",
+};
+
 /** Gate (initialized, `agent_sessions`, then `features`), resolve the parent, send. */
 async function send(host: ServiceHost, method: string, params: JsonObject, parentRequestId: RequestId | undefined, features: Feature[] = []): Promise<unknown> {
   const live = host.initialized();
-  host.requireFeature("agent_sessions");
-  for (const feature of features) host.requireFeature(feature);
+  const call = CALLS[method] ?? method;
+  host.requireFeature("agent_sessions", call);
+  // The only extra feature is model selection: on a spawn it is the option that needs it.
+  for (const feature of features) host.requireFeature(feature, method === "agent/spawn" ? "ext.spawnAgent({ modelSelection })" : call);
   params.parent_request_id = host.parent(parentRequestId);
   return live.hostRequests.request(method, params, host.token());
 }

@@ -2,7 +2,8 @@ import { ErrorCode, RpcError } from "../errors.ts";
 import { MAX_CATALOG_TOOLS } from "../protocol.ts";
 import { readUnsigned64 } from "../wire/json.ts";
 import { Registry, type ToolEntry, type ToolRegistration, wireDefinition } from "./registry.ts";
-import { isObject, pyStr } from "./results.ts";
+import { unnamed } from "./refusals.ts";
+import { isObject } from "./results.ts";
 import type { ApiVersion, JsonObject, ToolHandler } from "./types.ts";
 
 /** Committed catalogs kept for revision-pinned calls (spec §8.7). */
@@ -60,8 +61,9 @@ export class ToolCatalog {
       catalog = found;
     }
     const name = params.name;
-    const tool = typeof name === "string" ? catalog.get(name) : undefined;
-    if (!tool) throw new RpcError(ErrorCode.MethodNotFound, `unknown tool: ${pyStr(name)}`);
+    if (typeof name !== "string") throw unnamed("tool/call", "tool", name);
+    const tool = catalog.get(name);
+    if (!tool) throw new RpcError(ErrorCode.MethodNotFound, `unknown tool: ${name}`);
     return tool;
   }
 

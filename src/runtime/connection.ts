@@ -14,6 +14,7 @@ import type { LiveSession } from "./live-session.ts";
 import { ToolCatalog } from "./catalog.ts";
 import { METHODS, type MethodEnv, isThenable } from "./methods.ts";
 import { checkProgressEvent, type ProgressEvent, statusEventJson } from "./progress.ts";
+import { apiRefusal, featureRefusal, progressCall } from "./refusals.ts";
 import type { LifecycleMethod, Registry, ToolEntry } from "./registry.ts";
 import { isObject, toolResult02 } from "./results.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -144,7 +145,7 @@ export class Connection {
   ): Promise<void> {
     const live = this.requireLive();
     const features = live.session.features;
-    if (!features.has("request_progress")) throw new RpcError(ErrorCode.MethodNotFound, "API 0.2 feature is not negotiated: request_progress");
+    if (!features.has("request_progress")) throw featureRefusal(progressCall(input), "request_progress", live.session, this.options.supportedFeatures);
     let request: ActiveRequest | undefined;
     if (explicit !== undefined) {
       request = this.active.get(explicit);
@@ -158,12 +159,12 @@ export class Connection {
     // A status message is written straight to JSON text; an event object is checked and encoded.
     const event = typeof input === "string" ? statusEventJson(input, status) : checkProgressEvent(input);
     if (typeof event !== "string" && event.type === "decoration" && !features.has("progress_decoration")) {
-      throw new RpcError(ErrorCode.MethodNotFound, "API 0.2 feature is not negotiated: progress_decoration");
+      throw featureRefusal("ext.progressDecoration()", "progress_decoration", live.session, this.options.supportedFeatures);
     }
     let sent: string | ProgressEvent = event;
     if (typeof event !== "string" && event.type === "partial_result") {
       // octet 0.8.x takes a result snapshot only under a tool call; octet 0.8.0's 0.2 has no such event, so only 0.4 sends it.
-      if (live.session.api !== "0.4") throw new RpcError(ErrorCode.MethodNotFound, "partial_result progress requires extension API 0.4");
+      if (live.session.api !== "0.4") throw apiRefusal('ext.progress({ type: "partial_result" })', "0.4", live.session.api);
       if (request.method !== "tool/call") throw new RpcError(ErrorCode.InvalidParams, "partial_result progress belongs to a tool call");
       sent = { type: "partial_result", result: toolResult02(event.result, { outputSchema: undefined, artifacts: features.has("artifacts"), bulk: features.has("bulk_objects_v1") }) };
     }

@@ -1,4 +1,4 @@
-import { ErrorCode, RpcError } from "../errors.ts";
+import { notDeclared } from "./refusals.ts";
 import type { ServiceHost } from "./services.ts";
 import type { ContextEntry, NotificationParams, StatusEntry, Surface } from "./types.ts";
 import { checkContextEntry, checkStatusEntry, notificationParams } from "./validate.ts";
@@ -16,7 +16,7 @@ export function notify(host: ServiceHost, message: string, options: { level?: No
   try {
     const params = notificationParams(message, options.level ?? "info", options.title);
     const live = host.initialized();
-    if (live.session.contributes.notifications !== true) throw new RpcError(ErrorCode.MethodNotFound, "notifications are not declared");
+    if (live.session.contributes.notifications !== true) throw notDeclared("ext.notify()", "notifications");
     return live.hostRequests.notify("notification", params);
   } catch (error) {
     return Promise.reject(error);
@@ -27,7 +27,7 @@ export function notify(host: ServiceHost, message: string, options: { level?: No
 export async function contributeContext(host: ServiceHost, entry: ContextEntry): Promise<void> {
   checkContextEntry(entry);
   const live = host.initialized();
-  if (live.session.contributes.context !== true) throw new RpcError(ErrorCode.MethodNotFound, "context contributions are not declared");
+  if (live.session.contributes.context !== true) throw notDeclared("ext.contributeContext()", "context");
   await live.hostRequests.notify("context/contribution", { ...entry });
 }
 

@@ -1,5 +1,5 @@
 import { ErrorCode, RpcError } from "../errors.ts";
-import { API04_FEATURES, type Feature } from "../protocol.ts";
+import type { Feature } from "../protocol.ts";
 import { Logger } from "../log.ts";
 import type { RequestId } from "../wire/ids.ts";
 import { U64_MAX } from "../wire/limits.ts";
@@ -8,6 +8,7 @@ import { Connection } from "./connection.ts";
 import type { LiveSession } from "./live-session.ts";
 import { type ExtensionOptions, type ResolvedOptions, resolveApiVersion, resolveOptions } from "./options.ts";
 import { Registry, type ToolRegistration } from "./registry.ts";
+import { featureRefusal } from "./refusals.ts";
 import { isObject } from "./results.ts";
 import { type RunOptions, serve } from "./serve.ts";
 import { currentScope } from "./scope.ts";
@@ -97,7 +98,7 @@ export class Extension {
         if (!live) throw new RpcError(ErrorCode.InvalidRequest, "initialize must be the first request");
         return live;
       },
-      requireFeature: (feature) => this.requireFeature(feature),
+      requireFeature: (feature, call) => this.requireFeature(feature, call),
       parent: (explicit) => this.parentFor(explicit),
       token: () => currentScope()?.token,
     };
@@ -313,7 +314,7 @@ export class Extension {
 
   private async exportResource<T>(type: ResourceType<T>, value: T): Promise<ResourceRef> {
     const live = this.services.initialized();
-    this.requireFeature("resource_refs_v1");
+    this.requireFeature("resource_refs_v1", "ext.resources.export()");
     if (this.registry.resourceTypes.get(type?.name) !== type) throw new Error("export a value of a type registered with ext.resourceType");
     const scope = currentScope();
     if (scope?.method !== "tool/call" || !scope.afterReply) throw new Error("resources are exported from a tool handler (octet requires a live tool/call parent)");
@@ -330,7 +331,7 @@ export class Extension {
 
   private async releaseResource(ref: ResourceRef): Promise<{ retired: true; cleanup: string }> {
     const live = this.services.initialized();
-    this.requireFeature("resource_refs_v1");
+    this.requireFeature("resource_refs_v1", "ext.resources.release()");
     if (!isResourceRef(ref)) throw new Error("not a ResourceRef");
     const scope = currentScope();
     if (scope?.method !== "tool/call") throw new Error("resources are released from a tool handler (octet requires a live tool/call parent)");
@@ -352,14 +353,14 @@ export class Extension {
    */
   readonly bulk = {
     publish: (data: Uint8Array | string, mediaType: string) =>
-      this.bulkCall((offer, send) => bulk.publishBlob(offer, send, typeof data === "string" ? new TextEncoder().encode(data) : data, mediaType)),
-    read: (ref: BlobRef, options: { maxBytes: number }) => this.bulkCall((offer, send) => bulk.readBlob(offer, send, ref, options?.maxBytes)),
+      this.bulkCall("ext.bulk.publish()", (offer, send) => bulk.publishBlob(offer, send, typeof data === "string" ? new TextEncoder().encode(data) : data, mediaType)),
+    read: (ref: BlobRef, options: { maxBytes: number }) => this.bulkCall("ext.bulk.read()", (offer, send) => bulk.readBlob(offer, send, ref, options?.maxBytes)),
   };
 
-  private bulkCall<T>(run: (offer: BulkOffer, send: bulk.BulkSend) => Promise<T>): Promise<T> {
+  private bulkCall<T>(call: string, run: (offer: BulkOffer, send: bulk.BulkSend) => Promise<T>): Promise<T> {
     try {
       const live = this.services.initialized();
-      this.requireFeature("bulk_objects_v1");
+      this.requireFeature("bulk_objects_v1", call);
       const scope = currentScope();
       if (scope?.method !== "tool/call") throw new Error("bulk objects are used from a tool handler (octet requires a live tool/call parent)");
       const parent = this.parentFor(undefined);
@@ -566,7 +567,7 @@ export class Extension {
    * await ext.registerTools([{ name: "search", description: "Search", parameters: schema, handler: search }]);
    */
   registerTools(definitions: DynamicToolDefinition[]): Promise<CatalogUpdate> {
-    return this.mutateCatalog((live, send) => catalog.registerTools(live.catalog, send, this.apiVersion, definitions, live.session.features));
+    return this.mutateCatalog("ext.registerTools()", (live, send) => catalog.registerTools(live.catalog, send, this.apiVersion, definitions, live.session.features));
   }
 
   /** Register one tool; see {@link Extension.registerTools}. */
@@ -576,7 +577,7 @@ export class Extension {
 
   /** Remove tools (`tools/unregister`, needs `dynamic_tools`); unknown names are harmless. */
   unregisterTools(names: string[]): Promise<CatalogUpdate> {
-    return this.mutateCatalog((live, send) => catalog.unregisterTools(live.catalog, send, names));
+    return this.mutateCatalog("ext.unregisterTools()", (live, send) => catalog.unregisterTools(live.catalog, send, names));
   }
 
   /** Remove one tool; see {@link Extension.unregisterTools}. */
@@ -630,23 +631,23 @@ export class Extension {
 
   /** Gate a catalog mutation: initialized, then `dynamic_tools`; failures reject. */
   private mutateCatalog(
+    call: string,
     mutate: (live: LiveSession, send: (method: string, params: JsonObject) => Promise<unknown>) => Promise<CatalogUpdate>,
   ): Promise<CatalogUpdate> {
     try {
       const live = this.services.initialized();
-      this.requireFeature("dynamic_tools");
+      this.requireFeature("dynamic_tools", call);
       return mutate(live, (method, params) => live.hostRequests.request(method, params));
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  /** `-32601` unless the feature was negotiated (spec §5). */
-  private requireFeature(feature: Feature): void {
-    if (this.apiVersion === "0.1" || !this.negotiatedFeatures.has(feature)) {
-      const api = (API04_FEATURES as readonly string[]).includes(feature) ? "0.4" : "0.2";
-      throw new RpcError(ErrorCode.MethodNotFound, `API ${api} feature is not negotiated: ${feature}`);
-    }
+  /** `-32601` unless the feature was negotiated (spec §5), saying why not and how to get it (`refusals.ts`). */
+  private requireFeature(feature: Feature, call: string): void {
+    if (this.apiVersion !== "0.1" && this.negotiatedFeatures.has(feature)) return;
+    const state = this.connection?.session ?? { api: this.apiVersion, params: {} };
+    throw featureRefusal(call, feature, state, new Set(this.options.supportedFeatures));
   }
 
   /** Parent of an operation-scoped request (spec §8.11): explicit, else ambient, else `-32602`. */

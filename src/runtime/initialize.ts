@@ -53,7 +53,7 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
   if (!isObject(params)) throw invalid("initialize params must be an object");
   const api = registry.apiVersion;
   if (params.api_version !== api) {
-    throw new RpcError(ErrorCode.ServerError, `unsupported API version: host requested ${pyRepr(params.api_version)}, SDK implements '${api}'`);
+    throw new RpcError(ErrorCode.ServerError, `unsupported API version: ${hostVersion(params.api_version)}, this extension speaks API ${api} (new Extension({ apiVersion }) or OCTET_EXTENSION_API_VERSION)`);
   }
   const contributes = params.contributes === undefined ? {} : params.contributes;
   if (!isObject(contributes)) throw invalid("initialize contributes must be an object");
@@ -202,9 +202,8 @@ function withoutUnmetNeeds(features: string[], selected: ReadonlySet<string>): s
   return kept;
 }
 
-/** Python `repr()` of the requested version, as in the reference message. */
-function pyRepr(value: unknown): string {
-  if (typeof value === "string") return `'${value}'`;
-  if (value === undefined || value === null) return "None";
-  return JSON.stringify(value);
+/** What the host asked for, for the version-mismatch message. */
+function hostVersion(value: unknown): string {
+  if (value === undefined) return "the host sent no api_version";
+  return `the host asked for API ${typeof value === "string" ? value : JSON.stringify(value)}`;
 }

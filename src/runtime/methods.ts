@@ -6,6 +6,7 @@ import type { Registry, ToolEntry } from "./registry.ts";
 import * as results from "./results.ts";
 import { isObject } from "./results.ts";
 import { menuResult } from "./menu.ts";
+import { unnamed } from "./refusals.ts";
 import { checkSessionLeaf, SESSION_HOOKS, sessionHookResult } from "./session-hooks.ts";
 import type { HandlerContext, HookName, JsonObject, Surface } from "./types.ts";
 
@@ -109,8 +110,9 @@ const toolCall: Method = (env, raw, ctx) => {
 const commandExecute: Method = (env, raw, ctx) => {
   const params = objectParams("command/execute", raw);
   const name = params.name;
-  const command = typeof name === "string" ? env.registry.commands.get(name) : undefined;
-  if (!command) throw notFound(`unknown command: ${results.pyStr(name)}`);
+  if (typeof name !== "string") throw unnamed("command/execute", "command", name);
+  const command = env.registry.commands.get(name);
+  if (!command) throw notFound(`unknown command: ${name}`);
   const args = params.arguments === undefined ? [] : params.arguments;
   if (!Array.isArray(args)) throw badParams("command arguments must be an array");
   return guarded(env, "command handler failed", { command: command.definition.name }, () => command.handler(args, ctx), results.commandResult);
@@ -175,7 +177,7 @@ const menuCollect: Method = (env, raw, ctx) => {
   const params = objectParams("menu/collect", raw);
   if (env.session.contributes.menu !== true) throw notFound("menu/collect requires contributes.menu = true");
   const handler = env.registry.menuHandler;
-  if (!handler) throw notFound("this extension registered no menu handler");
+  if (!handler) throw notFound("menu/collect: contributes.menu is true but no menu handler is registered; register one with ext.menu(handler) before ext.run()");
   const commands = [...env.registry.commands.keys()];
   return guarded(env, "menu handler failed", { method: "menu/collect" }, () => handler(params as never, ctx), (value) => menuResult(value, commands));
 };
@@ -183,8 +185,9 @@ const menuCollect: Method = (env, raw, ctx) => {
 const shortcutExecute: Method = (env, raw, ctx) => {
   const params = objectParams("shortcut/execute", raw);
   const name = params.name;
-  const handler = typeof name === "string" ? env.registry.shortcuts.get(name) : undefined;
-  if (!handler) throw notFound(`unknown shortcut: ${results.pyStr(name)}`);
+  if (typeof name !== "string") throw unnamed("shortcut/execute", "shortcut", name);
+  const handler = env.registry.shortcuts.get(name);
+  if (!handler) throw notFound(`unknown shortcut: ${name}`);
   return guarded(env, "shortcut handler failed", { shortcut: name }, () => handler(params as never, ctx), results.commandResult);
 };
 

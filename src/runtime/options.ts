@@ -32,7 +32,7 @@ export interface ExtensionOptions {
    * (default 1000; octet ends the process 2 s after a cancel with no reply).
    */
   cancelledReplyMs?: number;
-  /** API 0.2 features to accept (default: all the runtime implements). */
+  /** Features to accept on API 0.2 and 0.4 (default: all the runtime implements; docs/api-0.4.md "Which optional features are selected"). */
   supportedFeatures?: string[];
   /** Lowest log level written to stderr (default `info`). */
   logLevel?: LogLevel;
@@ -74,7 +74,7 @@ export function resolveOptions(options: ExtensionOptions): ResolvedOptions {
 function checkFeatures(supported: string[]): string[] {
   const unknown: string[] = [];
   for (const feature of supported) if (!(SUPPORTED_FEATURES as readonly string[]).includes(feature)) unknown.push(feature);
-  if (unknown.length > 0) throw new Error(`unsupported API 0.2 features: ${unknown.join(", ")}`);
+  if (unknown.length > 0) throw new Error(`supportedFeatures names features this runtime does not implement: ${unknown.map((f) => JSON.stringify(f)).join(", ")}`);
   return supported;
 }
 

@@ -1,7 +1,7 @@
-import { ErrorCode, RpcError } from "../errors.ts";
 import { negotiatesFeatures } from "../protocol.ts";
 import { wireId } from "../wire/ids.ts";
 import { checkResourceOwner, checkSnapshot, type PresentationSnapshot } from "./presentation.ts";
+import { apiRefusal, notDeclared } from "./refusals.ts";
 import { currentScope } from "./scope.ts";
 import type { ServiceHost } from "./services.ts";
 import type { JsonObject, ResourceOwner } from "./types.ts";
@@ -22,10 +22,10 @@ export class PresentationPublisher {
   ) {}
 
   async publish(snapshot: PresentationSnapshot, options: { resourceOwner?: ResourceOwner } = {}): Promise<void> {
-    if (!negotiatesFeatures(this.host.api)) throw new RpcError(ErrorCode.MethodNotFound, "semantic presentation requires extension API 0.2");
+    if (!negotiatesFeatures(this.host.api)) throw apiRefusal("ext.publishPresentation()", "0.2 or 0.4", this.host.api);
     const live = this.host.initialized();
     const contributes = live.session.contributes;
-    if (contributes.presentation !== true) throw new RpcError(ErrorCode.MethodNotFound, "presentation are not declared");
+    if (contributes.presentation !== true) throw notDeclared("ext.publishPresentation()", "presentation");
     const commands = Array.isArray(contributes.commands) ? (contributes.commands as string[]) : this.registeredCommands();
     checkSnapshot(snapshot, commands);
     const params: JsonObject = { snapshot };

@@ -1,6 +1,7 @@
 import { isNonBlankString, isObject, isOneOf } from "../check.ts";
 import { API02_HOOKS, API04_HOOKS, API04_UNSUPPORTED_HOOKS, hookApi, IDENT as SHORTCUT_NAME, LEGACY_HOOKS, LIFECYCLE_METHODS, type LifecycleMethod, MAX_CATALOG_TOOLS, SURFACES } from "../protocol.ts";
 import type { ArgumentValidator } from "./arguments.ts";
+import { needsApiText } from "./refusals.ts";
 import { checkOutputSchema } from "./structured/output-schema.ts";
 import { checkOperationSchemas, type OperationDescriptor, operationWire, ResourceRegistry, type ResourceType } from "./resources.ts";
 import type {
@@ -139,8 +140,8 @@ export class Registry {
     if (!isObject(parameters)) throw new Error(`tool \`${name}\` parameters must be a JSON Schema object`);
     const wire: ToolDefinition = { name, description: definition.description, parameters };
     if (definition.outputSchema !== undefined) {
-      if (this.apiVersion === "0.1") throw new Error(`tool \`${name}\`: output_schema requires extension API 0.2`);
-      if (!isObject(definition.outputSchema)) throw new Error(`tool \`${name}\` output_schema must be an object`);
+      if (this.apiVersion === "0.1") throw new Error(`tool \`${name}\`: ${needsApiText("outputSchema", "0.2 or 0.4", this.apiVersion)}`);
+      if (!isObject(definition.outputSchema)) throw new Error(`tool \`${name}\` outputSchema must be an object`);
       try {
         checkOutputSchema(definition.outputSchema);
       } catch (error) {
@@ -149,14 +150,14 @@ export class Registry {
       wire.output_schema = definition.outputSchema;
     }
     if (definition.promptSnippet !== undefined || definition.promptGuidelines !== undefined) {
-      if (this.apiVersion !== "0.4") throw new Error(`tool \`${name}\`: prompt metadata requires extension API 0.4`);
+      if (this.apiVersion !== "0.4") throw new Error(`tool \`${name}\`: ${needsApiText("prompt metadata (promptSnippet, promptGuidelines)", "0.4", this.apiVersion)}`);
       const problem = promptMetadataProblem(definition.promptSnippet, definition.promptGuidelines);
       if (problem) throw new Error(`tool \`${name}\`: ${problem}`);
       if (definition.promptSnippet !== undefined) wire.prompt_snippet = definition.promptSnippet;
       if (definition.promptGuidelines !== undefined) wire.prompt_guidelines = [...definition.promptGuidelines];
     }
     if (definition.operation !== undefined) {
-      if (this.apiVersion !== "0.4") throw new Error(`tool \`${name}\`: operation descriptors require extension API 0.4`);
+      if (this.apiVersion !== "0.4") throw new Error(`tool \`${name}\`: ${needsApiText("operation", "0.4", this.apiVersion)}`);
       wire.operation = operationWire(definition.operation, this.resourceTypes, name);
       try {
         checkOutputSchema(parameters); // octet holds an operation's parameters to the output-schema subset
@@ -187,22 +188,22 @@ export class Registry {
       if (isOneOf(name, API04_UNSUPPORTED_HOOKS)) throw new Error(`hook \`${name}\` is an API 0.4 hook this runtime does not implement (it needs a feature octet would require it to serve)`);
       throw new Error(`unknown hook \`${name}\`; expected one of ${[...LEGACY_HOOKS, ...API02_HOOKS, ...API04_HOOKS].join(", ")}`);
     }
-    if (since === "0.2" && this.apiVersion === "0.1") throw new Error(`hook \`${name}\` requires extension API 0.2`);
-    if (since === "0.4" && this.apiVersion !== "0.4") throw new Error(`hook \`${name}\` requires extension API 0.4`);
+    if (since === "0.2" && this.apiVersion === "0.1") throw new Error(needsApiText(`hook \`${name}\``, "0.2 or 0.4", this.apiVersion));
+    if (since === "0.4" && this.apiVersion !== "0.4") throw new Error(needsApiText(`hook \`${name}\``, "0.4", this.apiVersion));
     if (this.hooks.has(name)) throw new Error(`hook \`${name}\` is already registered`);
     this.hooks.set(name, handler);
   }
 
   addResourceType(type: ResourceType<any>): void {
     this.open("resource type");
-    if (this.apiVersion !== "0.4") throw new Error(`resource type ${type.name}: resources require extension API 0.4`);
+    if (this.apiVersion !== "0.4") throw new Error(`resource type ${type.name}: ${needsApiText("ext.resourceType()", "0.4", this.apiVersion)}`);
     if (this.resourceTypes.has(type.name)) throw new Error(`resource type ${type.name} is already registered`);
     this.resourceTypes.set(type.name, type);
   }
 
   setMenu(handler: MenuHandler): void {
     this.open("menu");
-    if (this.apiVersion === "0.1") throw new Error("menus require extension API 0.2");
+    if (this.apiVersion === "0.1") throw new Error(needsApiText("ext.menu()", "0.2 or 0.4", this.apiVersion));
     if (this.menuHandler) throw new Error("a menu handler is already registered");
     if (typeof handler !== "function") throw new Error("the menu needs a handler function");
     this.menuHandler = handler;
@@ -210,7 +211,7 @@ export class Registry {
 
   addShortcut(name: string, handler: ShortcutHandler): void {
     this.open("shortcut");
-    if (this.apiVersion === "0.1") throw new Error(`shortcut \`${name}\`: shortcuts require extension API 0.2`);
+    if (this.apiVersion === "0.1") throw new Error(`shortcut \`${name}\`: ${needsApiText("ext.shortcut()", "0.2 or 0.4", this.apiVersion)}`);
     if (typeof name !== "string" || !SHORTCUT_NAME.test(name)) throw new Error(`shortcut name ${JSON.stringify(name)} must match ^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`);
     if (this.shortcuts.has(name)) throw new Error(`shortcut \`${name}\` is already registered`);
     if (typeof handler !== "function") throw new Error(`shortcut \`${name}\` needs a handler function`);

@@ -84,7 +84,7 @@ export function toolResult02(value: unknown, opts: { outputSchema: JsonObject | 
     if (!isObject(part)) throw internal("tool result content part must be an object");
     const type = part.type;
     const allowed = typeof type === "string" ? PART_KEYS[type] : undefined;
-    if (!allowed) throw internal(`unknown tool result content type: ${pyStr(type)}`);
+    if (!allowed) throw internal(typeof type === "string" ? `unknown tool result content type: ${type}` : `tool result content part needs a type (${Object.keys(PART_KEYS).join(", ")})`);
     for (const key of Object.keys(part)) if (!allowed.has(key)) throw internal(`unknown ${type} content fields`);
     if (type === "text") {
       if (typeof part.text !== "string") throw internal("text content requires a string text");

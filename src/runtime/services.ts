@@ -4,6 +4,7 @@ import { type Feature, IDENT as SECRET_NAME, negotiatesFeatures } from "../proto
 import type { RequestId } from "../wire/ids.ts";
 import type { CancellationToken } from "./cancellation.ts";
 import type { LiveSession } from "./live-session.ts";
+import { apiRefusal, notDeclared } from "./refusals.ts";
 import { canonicalJson } from "./structured.ts";
 import type { ApiVersion, JsonObject } from "./types.ts";
 
@@ -19,8 +20,8 @@ export interface ServiceHost {
   readonly api: ApiVersion;
   /** The session after a successful initialize (else `-32600`). */
   initialized(): LiveSession;
-  /** `-32601` unless `feature` was negotiated. */
-  requireFeature(feature: Feature): void;
+  /** `-32601` unless `feature` was negotiated; `call` is the author's call (`ext.getSecret()`) the refusal names. */
+  requireFeature(feature: Feature, call: string): void;
   /** The parent of an operation-scoped request: explicit, else ambient, else `-32602`. */
   parent(explicit: RequestId | undefined): number | bigint;
   /** Cancellation of the calling handler, if any. */
@@ -43,7 +44,7 @@ export async function requestInput(host: ServiceHost, prompt: string, options: {
   const secret = options.secret ?? false;
   if (typeof secret !== "boolean") throw new Error("input secret must be a boolean");
   host.initialized();
-  if (!negotiatesFeatures(host.api)) throw new RpcError(ErrorCode.MethodNotFound, "input/request requires extension API 0.2");
+  if (!negotiatesFeatures(host.api)) throw apiRefusal("ext.requestInput()", "0.2 or 0.4", host.api);
   const parent = host.parent(options.parentRequestId);
   const reply = await send(host, "input/request", { prompt, secret, parent_request_id: parent });
   if (!isObject(reply) || Object.keys(reply).length !== 1 || !("value" in reply)) throw invalidReply("invalid input response");
@@ -86,7 +87,7 @@ export async function publishArtifact(host: ServiceHost, mimeType: string, sourc
     params = { mime_type: mimeType, path, size, sha256: sha256.toLowerCase() };
   }
   host.initialized();
-  host.requireFeature("artifacts");
+  host.requireFeature("artifacts", "ext.publishArtifact()");
   params.parent_request_id = host.parent(source.parentRequestId);
   const reply = await send(host, "artifact/publish", params);
   if (!isObject(reply) || typeof reply.artifact_id !== "string" || reply.artifact_id === "") throw invalidReply("invalid artifact response");
@@ -132,11 +133,11 @@ function checkIntent(intent: unknown): PolicyIntent {
 export async function evaluatePolicy(host: ServiceHost, intent: PolicyIntent, options: { approvalToken?: string; parentRequestId?: RequestId } = {}): Promise<PolicyDecision> {
   checkIntent(intent);
   host.initialized();
-  host.requireFeature("policy_intents");
+  host.requireFeature("policy_intents", "ext.evaluatePolicy()");
   const params: JsonObject = { intent };
   if (options.approvalToken !== undefined) {
     if (typeof options.approvalToken !== "string" || !HEX64.test(options.approvalToken)) throw new Error("approval token must be 64 lowercase hexadecimal characters");
-    host.requireFeature("approvals");
+    host.requireFeature("approvals", "ext.evaluatePolicy({ approvalToken })");
     params.approval_token = options.approvalToken;
   }
   params.parent_request_id = host.parent(options.parentRequestId);
@@ -145,7 +146,7 @@ export async function evaluatePolicy(host: ServiceHost, intent: PolicyIntent, op
   const decision: PolicyDecision = { decision: reply.decision as PolicyDecision["decision"] };
   if (reply.approval_token !== undefined && reply.approval_token !== null) {
     if (typeof reply.approval_token !== "string" || !HEX64.test(reply.approval_token)) throw invalidReply("invalid policy response: approval token must be 64 lowercase hex");
-    host.requireFeature("approvals");
+    host.requireFeature("approvals", "ext.evaluatePolicy() receiving an approval token");
     if (decision.decision !== "ask") throw invalidReply("invalid policy response: an approval token comes only with ask");
     decision.approval_token = reply.approval_token;
   }
@@ -156,7 +157,7 @@ export async function evaluatePolicy(host: ServiceHost, intent: PolicyIntent, op
 export async function getSecret(host: ServiceHost, name: string, options: { parentRequestId?: RequestId } = {}): Promise<string> {
   if (typeof name !== "string" || !SECRET_NAME.test(name)) throw new Error("secret name must match ^[A-Za-z_][A-Za-z0-9_.-]{0,63}$");
   host.initialized();
-  host.requireFeature("secrets");
+  host.requireFeature("secrets", "ext.getSecret()");
   const reply = await send(host, "secret/get", { name, parent_request_id: host.parent(options.parentRequestId) });
   if (!isObject(reply) || Object.keys(reply).length !== 1 || typeof reply.value !== "string" || bytes(reply.value) > 64 * 1024) {
     throw invalidReply("invalid secret lookup response");
@@ -180,7 +181,7 @@ export async function confirm(
     if (options[key] !== undefined && typeof options[key] !== "boolean") throw new Error(`confirmation ${key} must be a boolean`);
   }
   const live = host.initialized();
-  if (live.session.contributes.confirmations !== true) throw new RpcError(ErrorCode.MethodNotFound, "confirmations are not declared");
+  if (live.session.contributes.confirmations !== true) throw notDeclared("ext.confirm()", "confirmations");
   const params: JsonObject = { prompt, destructive: options.destructive ?? false, default: options.default ?? false };
   if (options.detail !== undefined) params.detail = options.detail;
   if (negotiatesFeatures(host.api)) params.parent_request_id = host.parent(options.parentRequestId);

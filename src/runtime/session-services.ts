@@ -39,9 +39,26 @@ function text(value: unknown, what: string, max: number, nonBlank = false): stri
   return value;
 }
 
+/** The author's call for each method, as refusals name it. */
+const CALLS: Readonly<Record<string, string>> = {
+  "composer/get": "ext.composer.get()",
+  "composer/set": "ext.composer.set()",
+  "composer/insert": "ext.composer.insert()",
+  "session/append_entry": "ext.session.appendEntry()",
+  "session/set_name": "ext.session.setName()",
+  "session/set_label": "ext.session.setLabel()",
+  "session/send_user_message": "ext.session.sendUserMessage()",
+  "tools/set_active": "ext.session.setActiveTools()",
+  "session/wait_for_idle": "ext.session.waitForIdle()",
+  "session/create": "ext.session.create()",
+  "session/fork": "ext.session.fork()",
+  "session/switch": "ext.session.switchTo()",
+  "session/reload": "ext.session.reload()",
+};
+
 async function request(host: ServiceHost, feature: Parameters<ServiceHost["requireFeature"]>[0], method: string, params: JsonObject, options: Options): Promise<unknown> {
   const live = host.initialized();
-  host.requireFeature(feature);
+  host.requireFeature(feature, CALLS[method] ?? method);
   const sent = { ...params, parent_request_id: host.parent(options.parentRequestId) };
   return live.hostRequests.request(method, sent, host.token());
 }
@@ -145,7 +162,7 @@ export interface CompactionResult {
 export function compactSession(host: ServiceHost, options: { customInstructions?: string } = {}): Promise<CompactionResult> {
   try {
     const live = host.initialized();
-    host.requireFeature("session_compaction_v1");
+    host.requireFeature("session_compaction_v1", "ext.session.compact()");
     if (options.customInstructions !== undefined) text(options.customInstructions, "custom instructions", INSTRUCTIONS_BYTES);
     const scope = currentScope();
     if (!scope?.afterReply) throw new Error("session compaction is requested from inside a tool or command handler");

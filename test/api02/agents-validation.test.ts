@@ -266,9 +266,16 @@ describe("agent/* feature gates come after the argument checks (spec §8.11 orde
     for (const args of refusedLocally) {
       expect((await callRaw(bare, "agent", args)).result).toMatchObject({ is_error: true });
     }
-    const gated = [{ op: "spawn", options: BASE }, { op: "message", target: "agent-1", message: "hi" }, { op: "follow_up", target: "agent-1", message: "hi" }, { op: "list" }, { op: "wait" }, { op: "interrupt", target: "agent-1" }];
-    for (const args of gated) {
-      expect((await callRaw(bare, "agent", args)).error).toEqual({ code: -32601, message: "API 0.2 feature is not negotiated: agent_sessions" });
+    const gated: [Record<string, unknown>, string][] = [
+      [{ op: "spawn", options: BASE }, "ext.spawnAgent()"],
+      [{ op: "message", target: "agent-1", message: "hi" }, "ext.sendAgentMessage()"],
+      [{ op: "follow_up", target: "agent-1", message: "hi" }, "ext.followUpAgent()"],
+      [{ op: "list" }, "ext.listAgents()"],
+      [{ op: "wait" }, "ext.waitAgents()"],
+      [{ op: "interrupt", target: "agent-1" }, "ext.interruptAgent()"],
+    ];
+    for (const [args, call] of gated) {
+      expect((await callRaw(bare, "agent", args)).error).toEqual({ code: -32601, message: `${call} needs the agent_sessions feature, which was not negotiated (API 0.2): the host did not offer it; octet offers it only with a child-session service` });
     }
     expect(requestsOf(bare, "agent/")).toEqual([]);
     expect(await bare.shutdown()).toBe(0);
@@ -277,9 +284,9 @@ describe("agent/* feature gates come after the argument checks (spec §8.11 orde
   test("agent_sessions without agent_model_selection_v1: agent/models and a spawn with model_selection are -32601; nothing written", async () => {
     const partial = await launch({ offer: { optional: ["agent_sessions"] } });
     partial.onRequest("agent/spawn", () => REPLIES["agent/spawn"]);
-    const notNegotiated = { code: -32601, message: "API 0.2 feature is not negotiated: agent_model_selection_v1" };
-    expect((await callRaw(partial, "agent", { op: "models" })).error).toEqual(notNegotiated);
-    expect((await callRaw(partial, "agent", { op: "spawn", options: { ...BASE, modelSelection: { model: "m" } } })).error).toEqual(notNegotiated);
+    const notNegotiated = (call: string) => ({ code: -32601, message: `${call} needs the agent_model_selection_v1 feature, which was not negotiated (API 0.2): the host did not offer it; octet offers it only with a child-session service` });
+    expect((await callRaw(partial, "agent", { op: "models" })).error).toEqual(notNegotiated("ext.listAgentModels()"));
+    expect((await callRaw(partial, "agent", { op: "spawn", options: { ...BASE, modelSelection: { model: "m" } } })).error).toEqual(notNegotiated("ext.spawnAgent({ modelSelection })"));
     expect(requestsOf(partial, "agent/")).toEqual([]);
     // An over-long query is an argument error before the gate.
     expect((await callRaw(partial, "agent", { op: "models", options: { query: "q".repeat(129) } })).result).toMatchObject({ is_error: true });

@@ -22,7 +22,8 @@ const MALFORMED = {
   "one uppercase hex digit": `${TOKEN.slice(0, 63)}F`,
 };
 const WITH_APPROVALS = { optional: [...DEFAULT_OPTIONAL, "approvals"] };
-const notNegotiated = (feature: string) => ({ code: -32601, message: `API 0.2 feature is not negotiated: ${feature}` });
+/** The local refusal of `call` for want of `feature`, which this host does not offer (docs/api-0.4.md "Refusal texts"). */
+const notNegotiated = (feature: string, call = "ext.evaluatePolicy()") => ({ code: -32601, message: `${call} needs the ${feature} feature, which was not negotiated (API 0.2): the host did not offer it` });
 const argError = { content: [{ type: "text", text: expect.any(String) }], is_error: true, metadata: {} };
 const policyFrames = (host: TestHost) => requestsOf(host, "policy/evaluate");
 
@@ -57,7 +58,7 @@ describe("approval tokens sent by the extension", () => {
     const host = await launch(); // octet's default offer: policy_intents, no approvals
     expect(host.features.has("policy_intents")).toBe(true);
     expect(host.features.has("approvals")).toBe(false);
-    expect((await callRaw(host, "policy", { token: TOKEN })).error).toEqual(notNegotiated("approvals"));
+    expect((await callRaw(host, "policy", { token: TOKEN })).error).toEqual(notNegotiated("approvals", "ext.evaluatePolicy({ approvalToken })"));
     for (const token of Object.values(MALFORMED)) expect((await callRaw(host, "policy", { token })).result).toEqual(argError);
     expect(policyFrames(host)).toEqual([]);
     // Without a token the same intent goes out.
@@ -108,9 +109,9 @@ describe("approval tokens returned by the host", () => {
   test("approvals NOT negotiated: a well-formed returned token → -32601 naming approvals (even with ask); a malformed one → -32603", async () => {
     const host = await launch();
     host.onRequest("policy/evaluate", () => ({ decision: "ask", approval_token: TOKEN }));
-    expect((await callRaw(host, "policy", {})).error).toEqual(notNegotiated("approvals"));
+    expect((await callRaw(host, "policy", {})).error).toEqual(notNegotiated("approvals", "ext.evaluatePolicy() receiving an approval token"));
     host.onRequest("policy/evaluate", () => ({ decision: "allow", approval_token: TOKEN }));
-    expect((await callRaw(host, "policy", {})).error).toEqual(notNegotiated("approvals"));
+    expect((await callRaw(host, "policy", {})).error).toEqual(notNegotiated("approvals", "ext.evaluatePolicy() receiving an approval token"));
     host.onRequest("policy/evaluate", () => ({ decision: "ask", approval_token: "B".repeat(64) }));
     expect(((await callRaw(host, "policy", {})).error as Obj | undefined)?.code).toBe(-32603);
     // A plain decision is fine, and host errors are re-raised with their code and message.

@@ -48,7 +48,7 @@ async function expectRefused(transferDirectory: string, victim: string, reason: 
   const { host, features } = await offered(transferDirectory);
   const publish = (await host.callTool("blob_publish", { text: "ssh-rsa ATTACKER\n" })) as { content: { text: string }[] };
   const outcome = { selected: features.includes("bulk_objects_v1"), publish: publish.content[0]!.text, victim: readFileSync(victim, "utf8") };
-  expect(outcome).toEqual({ selected: false, publish: "API 0.4 feature is not negotiated: bulk_objects_v1", victim: ORIGINAL });
+  expect(outcome).toEqual({ selected: false, publish: "ext.bulk.publish() needs the bulk_objects_v1 feature, which was not negotiated (API 0.4): the host's transfer directory was refused (see the warning logged at initialize)", victim: ORIGINAL });
   expect(await host.shutdown()).toBe(0);
   await eventually(() => bulkWarnings(host).length > 0);
   const warnings = bulkWarnings(host);

@@ -86,7 +86,7 @@ describe("API 0.4 initialize", () => {
     expect(wrongProtocol.error).toEqual({ code: -32000, message: "unsupported executable-extension protocol version" });
     expect((await host.request("tool/call", { name: "echo", arguments: {} })).error).toEqual(notYet);
     const wrongApi = await host.request("initialize", { ...base, api_version: "0.2", protocol: { ...(base.protocol as Obj), version: "0.2" } });
-    expect(wrongApi.error).toEqual({ code: -32000, message: "unsupported API version: host requested '0.2', SDK implements '0.4'" });
+    expect(wrongApi.error).toEqual({ code: -32000, message: "unsupported API version: the host asked for API 0.2, this extension speaks API 0.4 (new Extension({ apiVersion }) or OCTET_EXTENSION_API_VERSION)" });
     expect((await host.request("tool/call", { name: "echo", arguments: {} })).error).toEqual(notYet);
     expect(await host.initialize()).toMatchObject({ api_version: "0.4" });
     expect(await host.shutdown()).toBe(0);
@@ -96,7 +96,7 @@ describe("API 0.4 initialize", () => {
     const host = await startHost(V04.replace("dispatch-v04", "dispatch-v02"));
     const base = host.initializeParams();
     const reply = await host.request("initialize", { ...base, api_version: "0.4", protocol: { ...(base.protocol as Obj), version: "0.4" } });
-    expect(reply.error).toEqual({ code: -32000, message: "unsupported API version: host requested '0.4', SDK implements '0.2'" });
+    expect(reply.error).toEqual({ code: -32000, message: "unsupported API version: the host asked for API 0.4, this extension speaks API 0.2 (new Extension({ apiVersion }) or OCTET_EXTENSION_API_VERSION)" });
     expect(await host.initialize()).toMatchObject({ api_version: "0.2" });
     expect(await host.shutdown()).toBe(0);
   });

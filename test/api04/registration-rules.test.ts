@@ -30,7 +30,7 @@ describe("API 0.4 registration rules", () => {
     expect(() => ext.tool({ name: "a", description: "d", promptSnippet: "line\tone\nline two" }, () => "x")).not.toThrow();
     expect(() => ext.tool({ name: "b", description: "d", promptSnippet: "next\u0085line" }, () => "x")).toThrow("no control characters but tab and newline");
     expect(() => ext.tool({ name: "c", description: "d", promptGuidelines: ["lone \ud800"] }, () => "x")).toThrow("lone surrogate");
-    expect(() => new Extension({ apiVersion: "0.2", logOutput: () => {} }).tool({ name: "d", description: "d", promptSnippet: "x" }, () => "x")).toThrow("prompt metadata requires extension API 0.4");
+    expect(() => new Extension({ apiVersion: "0.2", logOutput: () => {} }).tool({ name: "d", description: "d", promptSnippet: "x" }, () => "x")).toThrow("prompt metadata (promptSnippet, promptGuidelines) needs API 0.4; this extension speaks API 0.2");
   });
 
   test("BLOB_SCHEMA stays inside the output-schema subset octet checks", () => {

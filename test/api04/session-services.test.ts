@@ -62,10 +62,10 @@ describe("API 0.4 session services", () => {
 
   test("without the feature (a host that does not offer it, or API 0.2) a service is -32601 and nothing is sent", async () => {
     const bare = await started({ offer: { optional: ["request_progress", "session_entries"] } });
-    expect(JSON.parse(text(await bare.callTool("nudge")))).toEqual({ error: -32601, message: "API 0.4 feature is not negotiated: message_injection" });
+    expect(JSON.parse(text(await bare.callTool("nudge")))).toEqual({ error: -32601, message: "ext.session.sendUserMessage() needs the message_injection feature, which was not negotiated (API 0.4): the host did not offer it" });
     expect(await bare.shutdown()).toBe(0);
     const old = await started({}, "02");
-    expect(JSON.parse(text(await old.callTool("focus", { names: [] })))).toEqual({ error: -32601, message: "API 0.4 feature is not negotiated: active_tools" });
+    expect(JSON.parse(text(await old.callTool("focus", { names: [] })))).toEqual({ error: -32601, message: "ext.session.setActiveTools() needs the active_tools feature, which was not negotiated (API 0.2): it is an API 0.4 feature; set api_version = \"0.4\" in manifest.toml" });
     expect(sent(old, "tools/set_active")).toEqual([]);
     expect(await old.shutdown()).toBe(0);
   });

@@ -225,7 +225,7 @@ describe("bulk objects (bulk_objects_v1, local-file.v1)", () => {
   test("without the offer (octet without bulk storage) the feature is not negotiated and publish is -32601", async () => {
     const host = await started();
     const result = await call(host, "blob_publish", { text: "x" });
-    expect(result).toMatchObject({ is_error: true, content: [{ text: "API 0.4 feature is not negotiated: bulk_objects_v1" }] });
+    expect(result).toMatchObject({ is_error: true, content: [{ text: "ext.bulk.publish() needs the bulk_objects_v1 feature, which was not negotiated (API 0.4): the host did not offer it; octet offers it only with bulk storage configured" }] });
     expect(await host.shutdown()).toBe(0);
   });
 });

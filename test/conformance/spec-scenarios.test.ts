@@ -149,7 +149,7 @@ describe("spec §10 initialization scenarios, process level", () => {
     const lines = host.stderr.filter((l) => l.trim() !== "");
     expect(lines.length).toBe(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: "error" });
-    expect(lines[0]).toContain("output_schema requires extension API 0.2");
+    expect(lines[0]).toContain("tool `schema_tool`: outputSchema needs API 0.2 or 0.4; this extension speaks API 0.1");
     expect(host.violations).toEqual([]);
   });
 });
@@ -277,7 +277,7 @@ describe("spec §10 host services outside and inside handlers, process level", (
   test("§10 64: API 0.1 tool calls request_input → the call fails -32601; no input/request frame", async () => {
     const host = await fixture(V01);
     const reply = await host.request("tool/call", { name: "input_uncaught", arguments: {}, context: host.executionContext() });
-    expect(reply.error).toEqual({ code: -32601, message: "input/request requires extension API 0.2" });
+    expect(reply.error).toEqual({ code: -32601, message: "ext.requestInput() needs API 0.2 or 0.4; this extension speaks API 0.1: set api_version = \"0.4\" in manifest.toml" });
     expect(frames(host, "input/request")).toEqual([]);
     expect(await host.shutdown()).toBe(0);
   });
@@ -371,9 +371,9 @@ describe("spec §10 presentation, process level", () => {
     delete (params.contributes as Obj).presentation;
     await host.initialize(params);
     const reply = await host.request("tool/call", { name: "present", arguments: { revision: 1 }, context: host.executionContext() });
-    expect(reply.error).toEqual({ code: -32601, message: "presentation are not declared" });
+    expect(reply.error).toEqual({ code: -32601, message: "ext.publishPresentation() needs presentation = true under [contributes] in manifest.toml" });
     host.lifecycle("turn/settled", { action: "present", revision: 1, turn_id: "undeclared" });
-    expect(await waitForLog(host, "lifecycle present")).toMatchObject({ ok: false, rpc: true, code: -32601, error: "presentation are not declared" });
+    expect(await waitForLog(host, "lifecycle present")).toMatchObject({ ok: false, rpc: true, code: -32601, error: "ext.publishPresentation() needs presentation = true under [contributes] in manifest.toml" });
     expect(frames(host, "presentation/update")).toEqual([]);
     expect(await host.shutdown()).toBe(0);
   });
@@ -381,7 +381,7 @@ describe("spec §10 presentation, process level", () => {
   test("§10 78: on API 0.1 → local -32601; nothing written", async () => {
     const host = await fixture(V01);
     const reply = await host.request("tool/call", { name: "present", arguments: { revision: 1 }, context: host.executionContext() });
-    expect(reply.error).toEqual({ code: -32601, message: "semantic presentation requires extension API 0.2" });
+    expect(reply.error).toEqual({ code: -32601, message: "ext.publishPresentation() needs API 0.2 or 0.4; this extension speaks API 0.1: set api_version = \"0.4\" in manifest.toml" });
     expect(frames(host, "presentation/update")).toEqual([]);
     expect(await host.shutdown()).toBe(0);
   });
