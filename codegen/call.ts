@@ -57,6 +57,8 @@ export async function call(dir: string, args: string[], printLine: (line: string
     }
   }
   for (const entry of redactSecrets(host.transcript)) print(`${entry.from === "host" ? "→" : "←"} ${entry.text}`);
+  const dropped = host.stderrDropped.lines;
+  if (dropped > 0) print(`  stderr (${dropped} earlier lines not kept: the test host keeps the latest 4 Mi characters)`);
   for (const line of host.stderr.filter((l) => l.trim() !== "")) print(`  stderr ${line}`);
   for (const violation of host.violations) print(`! octet would kill the extension: ${violation}`);
   return failed || host.violations.length > 0 ? 1 : 0;

@@ -34,4 +34,10 @@ export interface TestHostOptions {
   scratch?: string;
   /** Treat non-JSON stderr lines as violations (octet 0.8.0 runtime contract; default true). */
   strictStderr?: boolean;
+  /**
+   * How much of the latest stderr `TestHost.stderr` keeps, in UTF-16 code
+   * units with 64 more per line (default 4 Mi); older lines are dropped and
+   * counted in `stderrDropped`. `Infinity` keeps everything.
+   */
+  stderrWindow?: number;
 }

@@ -1,19 +1,26 @@
 /** An extension's stderr as the host reads it: lines, octet's structured-record rule, parsed records. */
+import { MAX_MESSAGE_BYTES } from "../wire/limits.ts";
+import { type LinePart, StderrLineSplitter } from "./stderr-lines.ts";
+
+export type { LinePart } from "./stderr-lines.ts";
 
 type Obj = Record<string, unknown>;
 
 const LEVELS = ["debug", "info", "warning", "error"];
 
-/** Read `stderr` to its end, emitting each line (a last line without LF included). */
-export async function readStderr(stderr: AsyncIterable<Uint8Array>, emit: (line: string) => void): Promise<void> {
-  let partial = "";
-  const decoder = new TextDecoder();
-  for await (const chunk of stderr) {
-    const lines = (partial + decoder.decode(chunk, { stream: true })).split("\n");
-    partial = lines.pop() ?? "";
-    for (const line of lines) emit(line);
-  }
-  if (partial !== "") emit(partial);
+/** octet cuts a stderr line when it reaches its frame limit − 1 bytes (spec §1.3). */
+export const STDERR_LINE_BYTES = MAX_MESSAGE_BYTES - 1;
+
+/** Read `stderr` to its end, emitting each line (a last line without LF included), long ones in pieces. */
+export async function readStderr(stderr: AsyncIterable<Uint8Array>, emit: (line: string, part: LinePart) => void): Promise<void> {
+  const lines = new StderrLineSplitter(STDERR_LINE_BYTES, emit);
+  for await (const chunk of stderr) lines.push(chunk);
+  lines.end();
+}
+
+/** The violation for the first piece of a line octet would cut. */
+export function longStderrLine(piece: string): string {
+  return `stderr line longer than ${STDERR_LINE_BYTES} bytes (octet cuts it into pieces): ${piece.slice(0, 200)}`;
 }
 
 /** The violation for a non-empty line that is not a JSON object with `level` and `message` (octet 0.8.0 runtime contract). */

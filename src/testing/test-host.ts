@@ -12,7 +12,8 @@ import { type HostManifest, loadManifest } from "./manifest.ts";
 import { HostMonitor } from "./monitor.ts";
 import type { TestHostOptions } from "./options.ts";
 import { errorReply, NO_REPLY, replyFrame, Responders, type Responder } from "./responders.ts";
-import { checkStderrLine, parseLogs, readStderr } from "./stderr-reader.ts";
+import { HostStderr } from "./host-stderr.ts";
+import { parseLogs, readStderr } from "./stderr-reader.ts";
 import { decodeStdoutLine } from "./stdout-frames.ts";
 import { readStdout, type HostReadEvent } from "./stdout-reader.ts";
 import { temporaryDirectory } from "./temp-dirs.ts";
@@ -43,7 +44,11 @@ type Obj = Record<string, unknown>;
  */
 export class TestHost {
   readonly transcript: TranscriptEntry[];
-  /** Raw stderr lines. */
+  /**
+   * Raw stderr lines, the latest ones only (`stderrWindow`; older ones are
+   * counted in {@link TestHost.stderrDropped}). A line octet would cut
+   * (over 1 MiB − 1 bytes) is kept in pieces, as octet logs it.
+   */
   readonly stderr: string[] = [];
   /** Fatal rule breaks (octet would have killed the extension). */
   readonly violations: string[];
@@ -64,6 +69,7 @@ export class TestHost {
   private readonly connection: HostConnection;
   private readonly monitor: HostMonitor;
   private readonly responders: Responders;
+  private readonly stderrLines: HostStderr;
 
   /** The resource refs this host minted (API 0.4, `resource_refs_v1`), by token. */
   readonly resources = new HostResources();
@@ -90,11 +96,12 @@ export class TestHost {
     });
     this.violations = this.monitor.violations;
     this.diagnostics = this.monitor.diagnostics;
+    this.stderrLines = new HostStderr(this.stderr, this.violations, options.strictStderr !== false, options.stderrWindow);
     if (options.bulk && manifest.api_version === "0.4") this.bulk = new HostBulkStore();
     this.responders = new Responders((method) => builtInResponder(method, manifest, this, this.bulk, this.resources));
     const drained = Promise.all([
       readStdout(child.stdout, (event) => this.onStdout(event)),
-      readStderr(child.stderr, (line) => this.onStderrLine(line)),
+      readStderr(child.stderr, (line, part) => this.stderrLines.line(line, part)),
     ]).catch((error: Error) => {
       this.diagnostics.push(`test host reader failed: ${error.message}`);
     });
@@ -393,6 +400,11 @@ export class TestHost {
     return this.log.notifications(method);
   }
 
+  /** stderr lines no longer kept in {@link TestHost.stderr}, and their length in UTF-16 code units. */
+  get stderrDropped(): { lines: number; chars: number } {
+    return { ...this.stderrLines.window.dropped };
+  }
+
   /** Parsed structured stderr lines. */
   logs(): Obj[] {
     return parseLogs(this.stderr);
@@ -442,13 +454,6 @@ export class TestHost {
     this.kill();
     const error = new HostViolation(`octet would kill the extension: ${message}`);
     this.connection.rejectAll(() => error, { stopTimers: true });
-  }
-
-  private onStderrLine(line: string): void {
-    this.stderr.push(line);
-    if (this.options.strictStderr === false) return;
-    const violation = checkStderrLine(line);
-    if (violation) this.violations.push(violation);
   }
 
   private onStdout(event: HostReadEvent): void {
