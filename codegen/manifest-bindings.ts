@@ -22,6 +22,8 @@ export interface ShortcutSpec {
   description: string;
 }
 
+export const FLAG_KEYS = ["type", "default", "description"];
+export const SHORTCUT_KEYS = ["key", "description"];
 const NEEDS_API02 = 'remove it or set api_version = "0.4" (or "0.2")';
 const CONTROL = /[\x00-\x1f\x7f]/;
 
@@ -33,7 +35,7 @@ export function checkFlags(value: unknown, api: string, fail: ManifestFail): Fla
   return tables.map(([name, spec]) => {
     const key = `flags.${name}`;
     if (!FLAG_NAME.test(name)) fail(key, "is not a valid flag name", "use a lowercase letter, then lowercase letters, digits and '-' (at most 64)");
-    const extra = unknownKey(spec, ["type", "default", "description"]);
+    const extra = unknownKey(spec, FLAG_KEYS);
     if (extra !== undefined) fail(`${key}.${extra}`, "unknown key", "allowed: type, default, description");
     const type = spec.type;
     if (!(FLAG_TYPES as readonly unknown[]).includes(type)) fail(`${key}.type`, `${JSON.stringify(type)} is not a flag type`, 'use "boolean", "string" or "integer"');
@@ -59,7 +61,7 @@ export function checkShortcuts(value: unknown, api: string, fail: ManifestFail):
   return tables.map(([name, spec]) => {
     const at = `shortcuts.${name}`;
     if (!IDENT.test(name)) fail(at, "is not a valid shortcut name", "use ^[A-Za-z_][A-Za-z0-9_.-]{0,63}$");
-    const extra = unknownKey(spec, ["key", "description"]);
+    const extra = unknownKey(spec, SHORTCUT_KEYS);
     if (extra !== undefined) fail(`${at}.${extra}`, "unknown key", "allowed: key, description");
     const { key, description } = spec;
     if (typeof key !== "string" || key === "" || key.trim() !== key || utf8Bytes(key) > MAX_SHORTCUT_KEY_BYTES || CONTROL.test(key)) {

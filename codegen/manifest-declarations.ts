@@ -10,8 +10,8 @@ import { checkParameters, loadSchema } from "./schema.ts";
 
 type Obj = Record<string, unknown>;
 
-const TOOL_KEYS = ["description", "parameters", "output_schema", "validate"];
-const COMMAND_KEYS = ["description", "usage"];
+export const TOOL_KEYS = ["description", "parameters", "output_schema", "validate"];
+export const COMMAND_KEYS = ["description", "usage"];
 
 export interface ToolSpec {
   name: string;

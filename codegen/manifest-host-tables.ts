@@ -18,15 +18,16 @@ export interface Entrypoint {
 }
 
 /** `[contributes]` keys an author writes (tools and commands come from `[tools.*]` / `[commands.*]`). */
-const CONTRIBUTES = ["hooks", "ui", "context", "tool_renderers", "notifications", "confirmations", "presentation", "menu"];
-const BOOLEAN_CONTRIBUTES = ["context", "notifications", "confirmations", "presentation", "menu"];
+export const CONTRIBUTES = ["hooks", "ui", "context", "tool_renderers", "notifications", "confirmations", "presentation", "menu"];
+export const BOOLEAN_CONTRIBUTES = ["context", "notifications", "confirmations", "presentation", "menu"];
+export const ENTRYPOINT_KEYS = ["command", "args", "env"];
 const NEEDS_API02 = 'remove it or set api_version = "0.4" (or "0.2")';
 
 /** `[entrypoint]`, when written. */
 export function checkEntrypoint(value: unknown, fail: ManifestFail): Entrypoint | undefined {
   if (value === undefined) return undefined;
   if (!isObject(value)) return fail("entrypoint", "must be a table", "write [entrypoint]");
-  const extra = unknownKey(value, ["command", "args", "env"]);
+  const extra = unknownKey(value, ENTRYPOINT_KEYS);
   if (extra !== undefined) fail(`entrypoint.${extra}`, "unknown key", "allowed: command, args, env");
   const { command } = value;
   if (typeof command !== "string" || command.trim() === "" || /[\x00-\x1f\x7f]/.test(command)) fail("entrypoint.command", "must be a non-blank string without control characters", "name the program to run");

@@ -61,8 +61,12 @@ interface Identity {
   description?: string;
 }
 
-const SEMVER_REQ = /^\s*(?:[=^~<>]=?|)\s*v?\d+(?:\.\d+){0,2}(?:-[0-9A-Za-z.-]+)?(?:\s*,?\s*(?:[=^~<>]=?)\s*\d+(?:\.\d+){0,2})*\s*$/;
-const TOP = ["name", "version", "api_version", "requires_octet", "description", "entrypoint", "capabilities", "contributes", "runtime", "tools", "commands", "flags", "shortcuts", "source"];
+/** A `requires_octet` requirement (`=0.8.0`, `^0.8`, `>=0.8.0, <0.9.0`). */
+export const SEMVER_REQ = /^\s*(?:[=^~<>]=?|)\s*v?\d+(?:\.\d+){0,2}(?:-[0-9A-Za-z.-]+)?(?:\s*,?\s*(?:[=^~<>]=?)\s*\d+(?:\.\d+){0,2})*\s*$/;
+/** The keys of `[source]`. */
+export const SOURCE_KEYS = ["file", "generated"];
+/** The top-level keys of manifest.toml. */
+export const TOP = ["name", "version", "api_version", "requires_octet", "description", "entrypoint", "capabilities", "contributes", "runtime", "tools", "commands", "flags", "shortcuts", "source"];
 
 /** Read and check `manifest.toml` (path to the file or its directory). */
 export function loadAuthorManifest(path: string): AuthorManifest {
@@ -141,7 +145,7 @@ function checkIdentity(raw: Obj, fail: ManifestFail): Identity {
 function checkSource(value: unknown, dir: string, fail: ManifestFail): SourcePaths {
   const source = value ?? {};
   if (!isObject(source)) return fail("source", "must be a table", "write [source]");
-  const extra = unknownKey(source, ["file", "generated"]);
+  const extra = unknownKey(source, SOURCE_KEYS);
   if (extra !== undefined) fail(`source.${extra}`, "unknown key", "allowed: file, generated");
   return sourcePaths(dir, source, fail);
 }

@@ -7,18 +7,21 @@
 import { isObject } from "octet-extension/validation";
 import type { ManifestFail } from "./errors.ts";
 
-const WORKSPACE_LIFECYCLES = ["workspace_service", "always", "pi_aggregate"];
-const ISOLATED_LIFECYCLES = ["legacy_resident", "oneshot", "one_shot", "session"];
+/** Lifecycles that need `sharing = "workspace"`. */
+export const WORKSPACE_LIFECYCLES = ["workspace_service", "always", "pi_aggregate"];
+/** Lifecycles that need `sharing = "isolated"` (the default `legacy_resident` among them). */
+export const ISOLATED_LIFECYCLES = ["legacy_resident", "oneshot", "one_shot", "session"];
 /** `lazy_resident` fits either sharing. */
 export const LIFECYCLES = ["legacy_resident", "lazy_resident", "oneshot", "one_shot", "session", "workspace_service", "always", "pi_aggregate"];
 export const SHARINGS = ["isolated", "workspace"];
+export const RUNTIME_KEYS = ["lifecycle", "sharing"];
 
 export function runtimeTable(value: unknown, api: "0.1" | "0.2" | "0.4", fail: ManifestFail): { lifecycle?: string; sharing?: string } | undefined {
   if (value === undefined) return undefined;
   if (!isObject(value)) return fail("runtime", "must be a table", 'write [runtime] with lifecycle = "..." and/or sharing = "..."');
   const table = value as Record<string, unknown>;
   for (const key of Object.keys(table)) {
-    if (key !== "lifecycle" && key !== "sharing") fail(`runtime.${key}`, "unknown key", "allowed: lifecycle, sharing (octet rejects any other)");
+    if (!RUNTIME_KEYS.includes(key)) fail(`runtime.${key}`, "unknown key", "allowed: lifecycle, sharing (octet rejects any other)");
   }
   const pick = (key: "lifecycle" | "sharing", allowed: string[]): string | undefined => {
     const v = table[key];
