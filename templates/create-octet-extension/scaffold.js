@@ -51,7 +51,9 @@ export function files(name, options = {}) {
   };
   const run = options.withBun ? "npm run" : "bun run";
   return {
-    "manifest.toml": `# The manifest you edit; \`${run} gen\` writes extension.toml (what octet reads) from it.
+    "manifest.toml": `#:schema ./node_modules/octet-extension-tools/manifest.schema.json
+# The manifest you edit; \`${run} gen\` writes extension.toml (what octet reads) from it.
+# The line above lets editors with Taplo (Even Better TOML) complete keys and flag mistakes.
 name = "${name}"
 version = "0.1.0"
 # octet's current extension API; "0.2" (the same wire without the 0.4 features) also works.
