@@ -3,6 +3,7 @@ import { readIfExists, writeAtomic } from "./files.ts";
 import { DEV_ENTRYPOINT, renderHostManifest } from "./host-manifest.ts";
 import { loadAuthorManifest } from "./manifest.ts";
 import { inExtensionDir } from "./shell.ts";
+import { protocolExec } from "./unix-launcher.ts";
 import { freshSource } from "./source.ts";
 import { renderGeneratedModule } from "./types.ts";
 import { renderValidators } from "./validators.ts";
@@ -59,13 +60,15 @@ export async function gen(dir: string, options: { check?: boolean; log?: (messag
  * The development entry point: octet stages only this file, so it finds the
  * module through OCTET_EXTENSION_DIR and keeps the workspace's .env and
  * bunfig.toml out. `octet-extension build` replaces it with a compiled bundle.
- * Every literal is quoted for the shell (shell.ts).
+ * Like build's launcher it hands Bun the real stdout on fd 3 and fd 1 is
+ * stderr (protocolExec). Every literal is quoted for the shell (shell.ts).
  */
 export function devWrapper(source: string): string {
   return [
     "#!/bin/sh",
     "# Development entry point written by `octet-extension gen`; `bun run build` ships a compiled bundle instead.",
-    `exec bun --no-env-file --config=${inExtensionDir("bunfig.toml")} ${inExtensionDir(source)} "$@"`,
+    "# Bun writes frames to fd 3, the real stdout; its fd 1 is stderr from the start.",
+    protocolExec(`bun --no-env-file --config=${inExtensionDir("bunfig.toml")} ${inExtensionDir(source)} "$@"`),
     "",
   ].join("\n");
 }

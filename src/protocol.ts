@@ -7,6 +7,8 @@
  * needed by extension code.
  */
 export { checkOutputSchema } from "./runtime/structured/output-schema.ts";
+/** The variable the kit's `#!/bin/sh` launchers name the real stdout's descriptor in (not octet's). */
+export { PROTOCOL_FD_VARIABLE } from "./wire/protocol-descriptor.ts";
 
 // Names (spec §2) ---------------------------------------------------------
 

@@ -1,6 +1,7 @@
 import type { Logger, LogLevel } from "../log.ts";
 import type { FrameSink } from "./frame-writer.ts";
 import type * as NodeFs from "node:fs";
+import { protocolDescriptor } from "./protocol-descriptor.ts";
 import { openStrayFile, openStrayPath, pollStrayReaders, StrayReader } from "./stray-output.ts";
 
 /** node:fs, loaded when first needed: importing it costs ~0.5 ms of start-up. */
@@ -8,7 +9,10 @@ const fs = (): typeof NodeFs => require("node:fs");
 
 /** The process's protocol output and its structured stderr, once claimed. */
 export interface ClaimedStdio {
-  /** Sink for protocol frames until {@link ClaimedStdio.seal}: the real stdout (the private copy if sealed at import). */
+  /**
+   * Sink for protocol frames until {@link ClaimedStdio.seal}: the real stdout, on the descriptor a
+   * launcher handed it on (protocol-descriptor.ts) else fd 1; the private copy if sealed at import.
+   */
   protocol: FrameSink;
   /**
    * Move fds 1 and 2 (see {@link sealStdioNow}) and return the private
@@ -40,6 +44,10 @@ const STRAY_EXIT_BUDGET_MS = 750;
  *   becomes structured log lines (`info` for fd 1, `warning` for fd 2).
  *   Where fds cannot be moved, `process.stdout`/`stderr` writes are routed at
  *   JS level instead.
+ * Started by a launcher that moved stdout (see protocol-descriptor.ts), fd 1
+ * is stderr from the first instruction and frames go to the launcher's
+ * descriptor; sealing then also closes that descriptor, keeping a private
+ * copy children cannot inherit.
  */
 export function claimStdio(logger: Logger): ClaimedStdio {
   if (claimed) return claimed;
@@ -49,9 +57,10 @@ export function claimStdio(logger: Logger): ClaimedStdio {
   errorLogging!.serving = true;
   strayLogger = logger;
   let routed = false;
+  const launched = protocolDescriptor(logger);
   claimed = {
     // Sealed at import (`octet-extension/seal`): frames go to the private copy from the start.
-    protocol: sealed ? sealed.protocol : Bun.stdout.writer(),
+    protocol: sealed ? sealed.protocol : launched !== undefined ? Bun.file(launched).writer() : Bun.stdout.writer(),
     seal: () => {
       const done = sealStdioNow(logger);
       if (done) return done.protocol;
@@ -86,7 +95,7 @@ let strayLogger: Logger | undefined;
  */
 export function sealStdioNow(logger: Logger): { protocol: FrameSink; readers: StrayReader[] } | null {
   if (sealed !== undefined) return sealed;
-  const fds = redirectStdio();
+  const fds = redirectStdio(protocolDescriptor(logger));
   if (!fds) return (sealed = null);
   strayLogger ??= logger;
   void stderrSink?.flush();
@@ -141,22 +150,32 @@ interface Redirected {
   kind: "file" | "pipe";
 }
 
-/** Keep private copies of fds 1 and 2, then point both elsewhere (see {@link Redirected}). Undefined where neither way works. */
-function redirectStdio(): Redirected | undefined {
-  const reopened = reopenStdio();
+/**
+ * Keep private copies of the protocol stream (`protocolFd`, else fd 1) and of
+ * fd 2, then point fds 1 and 2 elsewhere (see {@link Redirected}). Undefined
+ * where neither way works.
+ */
+function redirectStdio(protocolFd: number | undefined): Redirected | undefined {
+  const reopened = reopenStdio(protocolFd);
   if (reopened) return reopened;
   try {
     const { dlopen, FFIType, ptr } = require("bun:ffi") as typeof import("bun:ffi");
+    const linux = process.platform === "linux";
     const name = process.platform === "darwin" ? "libSystem.B.dylib" : "libc.so.6";
     const { symbols: c } = dlopen(name, {
       dup: { args: [FFIType.i32], returns: FFIType.i32 },
       dup2: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
       pipe: { args: [FFIType.ptr], returns: FFIType.i32 },
       close: { args: [FFIType.i32], returns: FFIType.i32 },
+      // Variadic: called with a fixed third argument only where that is the same call (Linux).
+      fcntl: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
     });
-    const stdout = c.dup(1);
+    // The launcher's descriptor is already private (fd 1 is stderr): it is kept, not copied.
+    const stdout = protocolFd ?? c.dup(1);
     const stderr = c.dup(2);
     if (stdout < 0 || stderr < 0) return undefined;
+    // F_SETFD, FD_CLOEXEC: a child process never inherits the private copies.
+    if (linux) for (const fd of [stdout, stderr]) c.fcntl(fd, 2, 1);
     const outFile = openStrayFile("stdout");
     const errFile = outFile && openStrayFile("stderr");
     if (outFile && errFile) {
@@ -272,9 +291,10 @@ function routeStream(stream: NodeJS.WriteStream, logger: Logger, level: LogLevel
  * under octet), terminals and files; a socket cannot be reopened.
  * Bun opens every file close-on-exec, so the private copies never leak into
  * child processes, while the new fds 1 and 2 reach children that inherit
- * stdio (the spawn sets them up explicitly).
+ * stdio (the spawn sets them up explicitly). A launcher's `protocolFd` is
+ * reopened the same way, then closed.
  */
-function reopenStdio(): Redirected | undefined {
+function reopenStdio(protocolFd: number | undefined): Redirected | undefined {
   const dir = process.platform === "linux" ? "/proc/self/fd" : process.platform === "darwin" ? "/dev/fd" : undefined;
   if (!dir) return undefined;
   let flags: [number, number];
@@ -286,7 +306,7 @@ function reopenStdio(): Redirected | undefined {
       if (stat.isFile()) return fs().constants.O_WRONLY | fs().constants.O_APPEND;
       return undefined;
     };
-    const out = mode(1);
+    const out = mode(protocolFd ?? 1);
     const err = mode(2);
     if (out === undefined || err === undefined) return undefined;
     flags = [out, err];
@@ -296,7 +316,7 @@ function reopenStdio(): Redirected | undefined {
   }
   const opened: number[] = [];
   try {
-    const stdout = fs().openSync(`${dir}/1`, flags[0]);
+    const stdout = fs().openSync(`${dir}/${protocolFd ?? 1}`, flags[0]);
     opened.push(stdout);
     const stderr = fs().openSync(`${dir}/2`, flags[1]);
     opened.push(stderr);
@@ -311,6 +331,7 @@ function reopenStdio(): Redirected | undefined {
       // Another thread took the free number first: move the file where it belongs (FFI, rare).
       if (reopened !== fd) moveDescriptor(reopened, fd);
     }
+    if (protocolFd !== undefined) fs().closeSync(protocolFd);
     return { stdout, stderr, strayStdout: out.read, strayStderr: err.read, kind: "file" };
   } catch {
     for (const fd of opened) {

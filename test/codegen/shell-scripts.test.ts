@@ -14,11 +14,18 @@ afterAll(removeProjects);
 
 const HOSTILE = ["", "plain", "a b", "it's", "'", "''", '"', "$HOME", "$(touch PWNED)", "`touch PWNED`", "a\\b", "\\'", "line\nbreak", "tab\there", "*", "~", "-n", "!", "é ✓", "a'b\"c$(d)`e`\\f g"];
 
-/** A directory with a `bun` (or any) stub that prints its arguments NUL-separated. */
+/**
+ * A directory with a `bun` (or any) stub that prints its arguments NUL-separated on fd 3, where
+ * the launchers hand it the real stdout, and on its fd 1 (stderr under a launcher)
+ * OCTET_EXTENSION_PROTOCOL_FD and its own pid.
+ */
 function stub(dir: string, file: string): void {
-  writeFileSync(join(dir, file), "#!/bin/sh\nprintf '%s\\0' \"$@\"\n");
+  writeFileSync(join(dir, file), "#!/bin/sh\nprintf '%s\\0' \"$@\" >&3\necho \"$OCTET_EXTENSION_PROTOCOL_FD $$\"\n");
   chmodSync(join(dir, file), 0o755);
 }
+
+/** What the stub prints on stderr under a launcher: the variable names fd 3 and the stub's own pid (`exec` keeps `$$`). */
+const LAUNCHED = expect.stringMatching(/^3:(\d+) \1\n$/);
 
 /** Run `script` with `sh` in an empty directory; its output split on NUL, and what it left in that directory. */
 function run(script: string, env: Record<string, string>, args: string[]) {
@@ -47,7 +54,7 @@ describe("shell quoting", () => {
     const bin = temporaryDirectory("bin-");
     stub(bin, "bun");
     const ran = run(devWrapper(source), { PATH: `${bin}:/usr/bin:/bin`, OCTET_EXTENSION_DIR: dir }, ["x y", "$z"]);
-    expect({ syntax: ran.syntax, exitCode: ran.exitCode, stderr: ran.stderr, left: ran.left }).toEqual({ syntax: 0, exitCode: 0, stderr: "", left: [] });
+    expect({ syntax: ran.syntax, exitCode: ran.exitCode, stderr: ran.stderr, left: ran.left }).toEqual({ syntax: 0, exitCode: 0, stderr: LAUNCHED, left: [] });
     expect(ran.argv).toEqual(["--no-env-file", `--config=${dir}/bunfig.toml`, `${dir}/${source}`, "x y", "$z"]);
   });
 
@@ -58,7 +65,7 @@ describe("shell quoting", () => {
     const name = "we'ather $(touch PWNED) `touch PWNED2` \\";
     stub(dir, `${name}.bin`);
     const ran = run(unixLauncher(name).text, { OCTET_EXTENSION_DIR: dir }, ["a", "b c", "'"]);
-    expect({ syntax: ran.syntax, exitCode: ran.exitCode, stderr: ran.stderr, left: ran.left }).toEqual({ syntax: 0, exitCode: 0, stderr: "", left: [] });
+    expect({ syntax: ran.syntax, exitCode: ran.exitCode, stderr: ran.stderr, left: ran.left }).toEqual({ syntax: 0, exitCode: 0, stderr: LAUNCHED, left: [] });
     expect(ran.argv).toEqual(["a", "b c", "'"]);
   });
 
@@ -71,7 +78,7 @@ describe("shell quoting", () => {
     const bin = temporaryDirectory("bin-");
     stub(bin, "bun");
     const ran = run(readFileSync(join(dir, "extension"), "utf8"), { PATH: `${bin}:/usr/bin:/bin`, OCTET_EXTENSION_DIR: staged }, ["--flag"]);
-    expect({ syntax: ran.syntax, exitCode: ran.exitCode, stderr: ran.stderr }).toEqual({ syntax: 0, exitCode: 0, stderr: "" });
+    expect({ syntax: ran.syntax, exitCode: ran.exitCode, stderr: ran.stderr }).toEqual({ syntax: 0, exitCode: 0, stderr: LAUNCHED });
     expect(ran.argv).toEqual(["--no-env-file", `--config=${staged}/bunfig.toml`, `${staged}/src/extension.ts`, "--flag"]);
     expect(existsSync(join(dir, "bunfig.toml"))).toBe(true);
   });

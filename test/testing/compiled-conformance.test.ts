@@ -3,6 +3,7 @@ import { chmodSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileStandalone } from "../../codegen/build.ts";
+import { unixLauncher } from "../../codegen/unix-launcher.ts";
 import { TestHost } from "octet-extension/testing";
 
 /**
@@ -17,8 +18,8 @@ import { TestHost } from "octet-extension/testing";
 const REPO = new URL("../../", import.meta.url).pathname;
 const FIXTURE = join(REPO, "test/fixtures/conformance");
 const NAME = "octet-conformance-fixture";
-/** The wrapper text `octet-extension build` writes (codegen/build.ts). */
-const WRAPPER = ["#!/bin/sh", "# octet stages only this file; the compiled extension stays in the extension directory.", `exec "$OCTET_EXTENSION_DIR/${NAME}.bin" "$@"`, ""].join("\n");
+/** The wrapper text `octet-extension build` writes (codegen/unix-launcher.ts). */
+const WRAPPER = unixLauncher(NAME).text;
 
 let root = "";
 const bundles: Record<"0.1" | "0.2", string> = { "0.1": "", "0.2": "" };
