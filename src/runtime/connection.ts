@@ -8,6 +8,7 @@ import { type RequestId, readId, wireId } from "../wire/ids.ts";
 import { readInteger } from "../wire/json.ts";
 import type { SplitEvent } from "../wire/line-splitter.ts";
 import { CancellationToken } from "./cancellation.ts";
+import { scratchDirectory, workspaceOf } from "./handler-paths.ts";
 import { HostRequests } from "./host-requests.ts";
 import { type Session, negotiate } from "./initialize.ts";
 import type { LiveSession } from "./live-session.ts";
@@ -355,7 +356,7 @@ export class Connection {
   private handlerContext(request: ActiveRequest): HandlerContext {
     const params = request.params;
     const context = isObject(params) && isObject(params.context) ? params.context : {};
-    return new RequestContext(context, request.id, request.method, request);
+    return new RequestContext(context, request.id, request.method, request, this.session?.params);
   }
 
   private env: MethodEnv | undefined;
@@ -511,7 +512,7 @@ export class Connection {
   /** Run `onShutdown` for at most `boundMs`; one still running then is cancelled, logged and left behind. */
   private async runShutdownHandler(handler: NonNullable<Registry["shutdownHandler"]>, id: RequestId, params: JsonObject, boundMs: number): Promise<Outcome> {
     const token = new CancellationToken();
-    const ctx = new RequestContext({}, id, "shutdown", token);
+    const ctx = new RequestContext({}, id, "shutdown", token, this.session?.params);
     const run = async () => {
       if (this.handlersGate) await this.handlersGate;
       await runInScope({ id, method: "shutdown", token }, () => handler(params, ctx));
@@ -579,10 +580,19 @@ class RequestContext implements HandlerContext {
     readonly requestId: RequestId,
     readonly method: string,
     readonly cancellation: CancellationToken,
+    private readonly initializeParams: JsonObject | undefined,
   ) {}
 
   get signal(): AbortSignal {
     return this.cancellation.signal;
+  }
+
+  get workspace(): string {
+    return workspaceOf(this.context, this.initializeParams);
+  }
+
+  get scratch(): string {
+    return scratchDirectory();
   }
 }
 

@@ -44,6 +44,10 @@ export interface HandlerContext {
   readonly cancellation: CancellationToken;
   /** Same as `cancellation.signal`: pass it to `fetch`, `Bun.spawn`, … (created on first access) */
   readonly signal: AbortSignal;
+  /** The active workspace root (`context.workspace`, else initialize's `workspace`, else `OCTET_WORKSPACE`). */
+  readonly workspace: string;
+  /** This process generation's scratch directory (`OCTET_EXTENSION_SCRATCH`); throws outside a host. */
+  readonly scratch: string;
 }
 
 type Awaitable<T> = T | Promise<T>;
