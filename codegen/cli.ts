@@ -16,8 +16,10 @@ const USAGE = `usage: octet-extension <command> [--dir DIR] [--debug] ...
                              --target linux-x64,linux-arm64,darwin-x64,darwin-arm64,windows-x64 builds dist/TARGET/NAME/
                              each, with each target's Bun from @oven/bun-* (node_modules, npm-pack tarballs in DIR, or
                              fetched once with npm pack into ~/.cache/octet-extension/bun-targets; --offline never fetches)
-  call TOOL [JSON]           start the extension under the test host and call a tool (exit 1 on is_error)
-  call /COMMAND [ARGS...]    ... or run a command (--record FILE saves the session as a transcript)
+  call TOOL [JSON] | call /COMMAND [ARGS...] [--scratch DIR] [--quiet] [--frames] [--record FILE]
+                             start the extension under the test host, make one call and print its result (exit 1 when
+                             it failed: then the frames are printed too, as with --frames); --scratch keeps the scratch
+                             directory across calls, --quiet prints only the result's text on stdout
   replay FILE                replay a recorded session against the current build; exit 1 on any difference
   inspect                    an interactive session with the extension under the strict test host
   dev [--into DIR] [--call TOOL [JSON]] [--once]
@@ -89,7 +91,15 @@ async function main(args: string[], commandLine: string[] | undefined): Promise<
     case "call": {
       const { call } = await import("./call.ts");
       const record = option(args, "--record");
-      return await call(dir, args, (line) => console.log(line), record === undefined ? undefined : resolve(record));
+      const scratch = option(args, "--scratch");
+      return await call(dir, args, {
+        out: (line) => console.log(line),
+        err: (line) => console.error(line),
+        quiet: flag(args, "--quiet"),
+        frames: flag(args, "--frames"),
+        ...(record === undefined ? {} : { record: resolve(record) }),
+        ...(scratch === undefined ? {} : { scratch: resolve(scratch) }),
+      });
     }
     case "dev": {
       const { dev } = await import("./dev.ts");

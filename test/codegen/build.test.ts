@@ -69,11 +69,16 @@ describe("octet-extension build (standalone bundle)", () => {
     expect(host.stderr.join("\n")).not.toContain("EVIL");
   }, 120_000);
 
-  test("octet-extension call prints the transcript of one call", async () => {
+  test("octet-extension call prints the result of one call, and with --frames its transcript", async () => {
     const dir = project("weather", WEATHER);
     await gen(dir);
     writeFileSync(join(dir, "src/extension.ts"), SOURCE);
-    const run = Bun.spawnSync([process.execPath, join(REPO, "codegen/cli.ts"), "call", "get_forecast", '{"city":"Rome"}'], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+    const cli = (...args: string[]) => Bun.spawnSync([process.execPath, join(REPO, "codegen/cli.ts"), "call", ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+    const answer = cli("get_forecast", '{"city":"Rome"}');
+    expect({ code: answer.exitCode, out: answer.stdout.toString() }).toEqual({ code: 0, out: "Sunny in Rome for 1 day(s)\n" });
+    const command = cli("/weather", "Bergen");
+    expect({ code: command.exitCode, out: command.stdout.toString() }).toEqual({ code: 0, out: "Weather for Bergen\n" });
+    const run = cli("get_forecast", '{"city":"Rome"}', "--frames");
     const out = run.stdout.toString();
     expect(run.exitCode).toBe(0);
     expect(out).toContain('→ {"jsonrpc":"2.0","id":1,"method":"initialize"');
