@@ -38,12 +38,17 @@ export function files(name, options = {}) {
     version: "0.1.0",
     private: true,
     type: "module",
+    // Scripts run with node_modules/.bin on PATH, the only place `octet-extension` is.
     scripts: {
       gen: "octet-extension gen",
       check: "octet-extension check",
       typecheck: "tsc --noEmit -p .",
-      test: "bun test",
+      test: "octet-extension check && bun test",
       build: "octet-extension build",
+      call: "octet-extension call",
+      inspect: "octet-extension inspect",
+      dev: "octet-extension dev",
+      conformance: "octet-extension conformance",
       postinstall: "octet-extension gen",
     },
     dependencies: { "octet-extension": link ? "link:octet-extension" : VERSIONS.kit },
@@ -137,12 +142,17 @@ An octet extension written with \`octet-extension\`.
 
     ${options.withBun ? "npm install  " : "bun install  "}      # also runs \`${run} gen\`
     ${run} typecheck   # TypeScript checks your handlers against manifest.toml
-    ${options.withBun ? "npm test     " : "bun test     "}      # starts the extension as octet would and calls it
+    ${options.withBun ? "npm test     " : "bun run test "}      # check, then start the extension as octet would and call it
+    ${run} call -- hello '{"name":"Ada"}'   # one call; prints the answer
     ${run} build       # dist/${name}/: copy it into ~/.octet/extensions/
 
 Declare tools and commands in \`manifest.toml\`, run \`${run} gen\`, and implement the stub it adds
-to \`src/extension.ts\`. \`${run} check\` fails when generated files are stale (use it in CI);
-\`${run} build\` refuses to ship while they are stale or the project does not type-check.
+to \`src/extension.ts\`. \`${run} check\` fails when generated files are stale (use it in CI), and
+the test script runs it first; \`${run} build\` refuses to ship while they are stale or the project
+does not type-check. \`${run} call -- TOOL JSON\` takes \`--scratch DIR\` (the extension's scratch
+directory, \`ctx.scratch\`, kept across calls), \`--quiet\` (the answer alone) and \`--frames\` (the
+conversation too); \`${run} inspect\`, \`${run} dev\` and \`${run} conformance\` are the other tools
+(the \`--\` keeps npm from reading their options).
 `,
   };
 }

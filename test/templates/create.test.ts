@@ -26,7 +26,7 @@ describe("create-octet-extension", () => {
     const pkg = packageOf(join(run.cwd, "weather"));
     expect(pkg.dependencies).toEqual({ "octet-extension": "^0.1.0" });
     expect(pkg.devDependencies).toEqual({ "@types/bun": "1.4.4", "octet-extension-tools": "^0.1.0", typescript: "^5.9.3" });
-    expect(pkg.scripts).toMatchObject({ gen: "octet-extension gen", typecheck: "tsc --noEmit -p .", test: "bun test", build: "octet-extension build", postinstall: "octet-extension gen" });
+    expect(pkg.scripts).toMatchObject({ gen: "octet-extension gen", typecheck: "tsc --noEmit -p .", test: "octet-extension check && bun test", build: "octet-extension build", postinstall: "octet-extension gen" });
     expect(readFileSync(join(run.cwd, "weather/manifest.toml"), "utf8")).toContain('name = "weather"');
     // The codegen tests type-check projects with exactly the scaffold's settings.
     expect(readFileSync(join(run.cwd, "weather/tsconfig.json"), "utf8")).toBe(TSCONFIG);
