@@ -1,14 +1,15 @@
 /**
- * `npm run pack [DIR]`: the three publishable packages as npm tarballs in DIR
+ * `npm run pack [DIR]`: the four publishable packages as npm tarballs in DIR
  * (default dist/packages): octet-extension (src/), octet-extension-tools
- * (codegen/) and create-octet-extension (templates/). These are exactly what
+ * (codegen/), create-octet-extension (templates/) and octet-native-host
+ * (native-host/). These are exactly what
  * `npm publish` would upload; test/registry/journey.test.ts installs them
  * from a private registry.
  */
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 
-export const WORKSPACES = ["src", "codegen", "templates/create-octet-extension"];
+export const WORKSPACES = ["src", "codegen", "templates/create-octet-extension", "native-host"];
 const REPO = resolve(import.meta.dir, "..");
 
 /** Pack every workspace into `dir`; returns the tarball paths. */

@@ -9,7 +9,8 @@ import { dirname, join } from "node:path";
 import { temporaryDirectory } from "octet-extension/testing";
 
 const REPO = join(import.meta.dir, "..");
-const MANIFESTS = ["package.json", "package-lock.json", "src/package.json", "codegen/package.json", "templates/create-octet-extension/package.json"];
+const WORKSPACES = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { workspaces: string[] }).workspaces;
+const MANIFESTS = ["package.json", "package-lock.json", ...WORKSPACES.map((w) => `${w}/package.json`)];
 
 test("npm install changes nothing in the tracked package-lock.json", () => {
   const copy = temporaryDirectory("lock-");

@@ -19,10 +19,11 @@
  * terminated).
  */
 import { dirname, resolve } from "node:path";
-import { HostSpawnError, minimalEnv, NativeHost, PROVIDER_CREDENTIAL_VARS, type RunEvent, type RunResult } from "../../src/native-host/index.ts";
+import { HostSpawnError, minimalEnv, NativeHost, PROVIDER_CREDENTIAL_VARS, type RunEvent, type RunResult } from "octet-native-host";
+import { hostDoublePath } from "octet-native-host/testing";
 import { parseChatArgs, USAGE } from "./options.ts";
 
-const DOUBLE = resolve(import.meta.dir, "../../src/bin/octet-host-double");
+const DOUBLE = hostDoublePath;
 
 const parsed = parseChatArgs(Bun.argv.slice(2));
 if (!parsed.ok) {

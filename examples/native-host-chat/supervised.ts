@@ -15,10 +15,11 @@
  */
 import { parseArgs } from "node:util";
 import { dirname, resolve } from "node:path";
-import { minimalEnv, PROVIDER_CREDENTIAL_VARS, Supervisor, type RunHandle } from "../../src/native-host/index.ts";
+import { minimalEnv, PROVIDER_CREDENTIAL_VARS, Supervisor, type RunHandle } from "octet-native-host";
+import { hostDoublePath } from "octet-native-host/testing";
 import { DEFAULT_TIMEOUT_S, HOST_OPTIONS } from "./options.ts";
 
-const DOUBLE = resolve(import.meta.dir, "../../src/bin/octet-host-double");
+const DOUBLE = hostDoublePath;
 
 /** A usage mistake: said once, exit 2. */
 function usage(message: string): never {

@@ -1,7 +1,7 @@
 /** Native-host §18 scenarios 40–56: framing faults, process faults and cancellation, against the double. */
 import { describe, expect, test } from "bun:test";
-import { Cancelled, HostExited, HostUnavailable, ProtocolViolation, Timeout } from "../../src/native-host/index.ts";
-import type { Step } from "../../src/host-double/scenario.ts";
+import { Cancelled, HostExited, HostUnavailable, ProtocolViolation, Timeout } from "octet-native-host";
+import type { Step } from "octet-native-host/testing";
 import { ACCEPTED, eventually, events, FINAL, groupAlive, groupMembers, launchDouble, survivors, rejectionOf, STEP } from "./client-helpers.ts";
 
 const START = events(["accepted", ACCEPTED()], ["started", { model: "gpt-5.6" }]);

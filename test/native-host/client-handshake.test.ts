@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { HandshakeError, HostSpawnError, InvalidRequest, NativeHost, ProtocolViolation, Timeout } from "../../src/native-host/index.ts";
+import { HandshakeError, HostSpawnError, InvalidRequest, NativeHost, ProtocolViolation, Timeout } from "octet-native-host";
 import { DOUBLE, doubleEnv, launchDouble, processesWithEnv, readRecord, rejectionOf, tempDir } from "./client-helpers.ts";
 
 /** The hello data of the seed (octet 0.8.0). */

@@ -2,10 +2,10 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { temporaryDirectory } from "octet-extension/testing";
 import { dirname, join, resolve } from "node:path";
-import { minimalEnv, NativeHost, type LaunchOptions } from "../../src/native-host/index.ts";
-import type { Scenario, Step } from "../../src/host-double/scenario.ts";
+import { minimalEnv, NativeHost, type LaunchOptions } from "octet-native-host";
+import { hostDoublePath, scenarioEnv, type Scenario, type Step } from "octet-native-host/testing";
 
-export const DOUBLE = resolve(import.meta.dir, "../../src/bin/octet-host-double");
+export const DOUBLE = hostDoublePath;
 
 export function tempDir(prefix = "octet-nh-"): string {
   return temporaryDirectory(prefix);
@@ -17,13 +17,10 @@ export function doubleEnv(scenario: Scenario = {}, record?: string): Record<stri
   const env: Record<string, string> = { ...base, PATH: `${dirname(process.execPath)}:${base.PATH ?? "/usr/bin:/bin"}` };
   const json = JSON.stringify(scenario);
   // Linux caps one environment string at 128 KiB: larger scenarios go through a file.
-  if (json.length > 100_000) {
-    const file = join(tempDir("octet-scenario-"), "scenario.json");
-    writeFileSync(file, json);
-    env.OCTET_HOST_DOUBLE_SCENARIO = file;
-  } else {
-    env.OCTET_HOST_DOUBLE_SCENARIO = json;
-  }
+  if (json.length <= 100_000) return { ...env, ...scenarioEnv(scenario, record || undefined) };
+  const file = join(tempDir("octet-scenario-"), "scenario.json");
+  writeFileSync(file, json);
+  env.OCTET_HOST_DOUBLE_SCENARIO = file;
   if (record) env.OCTET_HOST_DOUBLE_RECORD = record;
   return env;
 }

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { Cancelled, HostUnavailable, NativeHost } from "../../src/native-host/index.ts";
+import { Cancelled, HostUnavailable, NativeHost } from "octet-native-host";
 import { ACCEPTED, DOUBLE, doubleEnv, eventually, events, FINAL, launchDouble, processesWithEnv, readRecord, rejectionOf, STEP, survivors, tempDir } from "./client-helpers.ts";
 
 /** A scenario's environment with a record file whose path is unique to this call (to find the double's processes). */

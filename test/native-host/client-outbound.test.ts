@@ -1,12 +1,12 @@
 /** Native-host §18 scenarios 57–61: what the client refuses to send (the double records what it receives). */
 import { describe, expect, test } from "bun:test";
-import { HostUnavailable, InvalidRequest, type RunOptions } from "../../src/native-host/index.ts";
+import { HostUnavailable, InvalidRequest, type RunParams } from "octet-native-host";
 import { launchDouble, rejectionOf } from "./client-helpers.ts";
 
 describe("outbound checks (§18 57–61)", () => {
   test("57: bad request, run and session ids throw locally and nothing is written", async () => {
     const { host, workspace, received } = await launchDouble();
-    const base: RunOptions = { workspace, model: "gpt-5.6", prompt: "x" };
+    const base: RunParams = { workspace, model: "gpt-5.6", prompt: "x" };
     for (const run_id of ["a/b", "", "r".repeat(129), "white space", "ü"]) {
       expect(() => host.run({ ...base, run_id })).toThrow(InvalidRequest);
     }
@@ -25,10 +25,10 @@ describe("outbound checks (§18 57–61)", () => {
 
   test("58: a line of 1,048,577 UTF-8 bytes is refused locally though its JS length is smaller; 1,048,576 is sent", async () => {
     const { host, workspace, received } = await launchDouble();
-    const lineBytes = (options: RunOptions, id: string) => Buffer.byteLength(JSON.stringify({ protocol_version: 1, request_id: id, command: "run", ...options })) + 1;
+    const lineBytes = (options: RunParams, id: string) => Buffer.byteLength(JSON.stringify({ protocol_version: 1, request_id: id, command: "run", ...options })) + 1;
     /** A run whose line is `total` bytes: history text of two-byte "é" (plus one "a" for odd counts). */
-    const sized = (total: number): RunOptions => {
-      const options: RunOptions = { workspace, model: "gpt-5.6", prompt: "x", run_id: "run-x", history: [{ role: "user", text: "" }] };
+    const sized = (total: number): RunParams => {
+      const options: RunParams = { workspace, model: "gpt-5.6", prompt: "x", run_id: "run-x", history: [{ role: "user", text: "" }] };
       const extra = total - lineBytes(options, "req-2");
       options.history![0]!.text = "é".repeat(Math.floor(extra / 2)) + (extra % 2 === 1 ? "a" : "");
       return options;
@@ -59,13 +59,13 @@ describe("outbound checks (§18 57–61)", () => {
 
   test("60: unknown options and null booleans/arrays are refused; the double never receives them", async () => {
     const { host, workspace, received } = await launchDouble();
-    const base: RunOptions = { workspace, model: "gpt-5.6", prompt: "x" };
+    const base: RunParams = { workspace, model: "gpt-5.6", prompt: "x" };
     // @ts-expect-error allow_file_mutations is not a run field (a typo the type rejects)
     expect(() => host.run({ ...base, allow_file_mutations: false })).toThrow('unknown run field "allow_file_mutations"');
     for (const field of ["allow_file_mutation", "history", "media", "custom_headers", "tools"]) {
-      expect(() => host.run({ ...base, [field]: null } as unknown as RunOptions)).toThrow(`${field} must be omitted rather than null`);
+      expect(() => host.run({ ...base, [field]: null } as unknown as RunParams)).toThrow(`${field} must be omitted rather than null`);
     }
-    expect(() => host.run({ ...base, allow_file_mutation: "no" } as unknown as RunOptions)).toThrow("allow_file_mutation must be a boolean");
+    expect(() => host.run({ ...base, allow_file_mutation: "no" } as unknown as RunParams)).toThrow("allow_file_mutation must be a boolean");
     expect(() => host.run({ ...base, workspace: "relative/dir" })).toThrow("workspace must be an absolute path");
     expect(received().map((r) => r.command)).toEqual(["hello"]);
     // undefined fields are omitted, not sent as null.
@@ -77,8 +77,8 @@ describe("outbound checks (§18 57–61)", () => {
 
   test("60: the documented bounds are checked before sending", async () => {
     const { host, workspace, received } = await launchDouble();
-    const base: RunOptions = { workspace, model: "gpt-5.6", prompt: "x" };
-    const refused: [Partial<RunOptions>, string][] = [
+    const base: RunParams = { workspace, model: "gpt-5.6", prompt: "x" };
+    const refused: [Partial<RunParams>, string][] = [
       [{ prompt: "x".repeat(512 * 1024 + 1) }, "prompt exceeds the 524288-byte limit"],
       [{ prompt_display_text: "bell\u0007" }, "prompt_display_text must be at most"],
       [{ model: " padded" }, "model must be non-empty"],

@@ -6,9 +6,9 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Cancelled, HostExited, InvalidRequest, NativeHost, ProtocolViolation, Timeout, type RunEvent } from "../../src/native-host/index.ts";
-import { StderrTail } from "../../src/native-host/stderr-tail.ts";
-import type { Step } from "../../src/host-double/scenario.ts";
+import { Cancelled, HostExited, InvalidRequest, NativeHost, ProtocolViolation, Timeout, type RunEvent } from "octet-native-host";
+import { StderrTail } from "../../native-host/client/stderr-tail.ts";
+import type { Step } from "octet-native-host/testing";
 import { ACCEPTED, eventually, events, FINAL, groupMembers, launchDouble, survivors, rejectionOf, STEP, tempDir } from "./client-helpers.ts";
 
 const START = events(["accepted", ACCEPTED()], ["started", { model: "gpt-5.6" }]);

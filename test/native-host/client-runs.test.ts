@@ -10,8 +10,8 @@ import {
   Timeout,
   UnsupportedProtocolVersion,
   type RunEvent,
-} from "../../src/native-host/index.ts";
-import type { Step } from "../../src/host-double/scenario.ts";
+} from "octet-native-host";
+import type { Step } from "octet-native-host/testing";
 import { ACCEPTED, events, FINAL, launchDouble, rejectionOf, STEP } from "./client-helpers.ts";
 
 async function collect(run: AsyncIterable<RunEvent>): Promise<RunEvent[]> {

@@ -1,10 +1,10 @@
 /** Unit checks of the client's pure parts: strict JSON, the per-request rules, hello validation. */
 import { describe, expect, test } from "bun:test";
-import { findDuplicateKey, parseEventLine } from "../../src/native-host/strict-json.ts";
-import { RequestTracker } from "../../src/native-host/request-tracker.ts";
-import { validateHello } from "../../src/native-host/hello.ts";
-import { HandshakeError } from "../../src/native-host/errors.ts";
-import { minimalEnv, PROVIDER_CREDENTIAL_VARS, providerEnv } from "../../src/native-host/index.ts";
+import { findDuplicateKey, parseEventLine } from "../../native-host/client/strict-json.ts";
+import { RequestTracker } from "../../native-host/client/request-tracker.ts";
+import { validateHello } from "../../native-host/client/hello.ts";
+import { HandshakeError } from "../../native-host/client/errors.ts";
+import { minimalEnv, PROVIDER_CREDENTIAL_VARS, providerEnv } from "octet-native-host";
 
 describe("strict JSON", () => {
   test("duplicates are found at any depth, and only within one object", () => {

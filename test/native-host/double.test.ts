@@ -1,7 +1,7 @@
 /**
- * The host double (`src/bin/octet-host-double`) itself, at the process level:
+ * The host double (`native-host/bin/octet-host-double`) itself, at the process level:
  * raw bytes over pipes, no client library. What it must do is spec
- * native-host §2–§13 and §17; `src/host-double/scenario.ts` defines
+ * native-host §2–§13 and §17; `native-host/host-double/scenario.ts` defines
  * its scripts.
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
@@ -10,14 +10,14 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { buildCatalog } from "../../src/host-double/catalog.ts";
-import { decodeRequestLine } from "../../src/host-double/decode.ts";
-import type { Scenario, Step } from "../../src/host-double/scenario.ts";
-import { validateRun } from "../../src/host-double/validate-run.ts";
+import { buildCatalog } from "../../native-host/host-double/catalog.ts";
+import { decodeRequestLine } from "../../native-host/host-double/decode.ts";
+import { hostDoublePath, type Scenario, type Step } from "octet-native-host/testing";
+import { validateRun } from "../../native-host/host-double/validate-run.ts";
 import { eventually } from "./client-helpers.ts";
 
-const DOUBLE = resolve(import.meta.dir, "../../src/bin/octet-host-double");
-const MAIN = resolve(import.meta.dir, "../../src/host-double/main.ts");
+const DOUBLE = hostDoublePath;
+const MAIN = resolve(import.meta.dir, "../../native-host/host-double/main.ts");
 const LIMIT = 1_048_576;
 
 /** The seed's hello reply for request `probe-1`, byte for byte. */

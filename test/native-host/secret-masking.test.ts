@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { HostExited, minimalEnv } from "../../src/native-host/index.ts";
+import { HostExited, minimalEnv } from "octet-native-host";
 import { DOUBLE, doubleEnv, eventually, launchDouble, rejectionOf, tempDir } from "./client-helpers.ts";
 
 const OPENAI = "sk-proj-OPENAI-0123456789abcdef";
@@ -62,8 +62,8 @@ describe("long lines cut into pieces", () => {
 
 describe("StderrLines (unit)", () => {
   test("random lines, secrets (multi-byte, longer than a piece) and chunkings: the joined pieces are the masked line", async () => {
-    const { StderrLines } = await import("../../src/native-host/stderr-lines.ts");
-    const { maskSecrets } = await import("../../src/native-host/stderr-tail.ts");
+    const { StderrLines } = await import("../../native-host/client/stderr-lines.ts");
+    const { maskSecrets } = await import("../../native-host/client/stderr-tail.ts");
     const secrets = ["sk-AAAA1111BBBB", "tok_ééééxyz", "K€Y9"];
     const filler = ["x", "ü", "€", " ", "😀"];
     let seed = 23;

@@ -1,5 +1,5 @@
 /**
- * The supervisor (`src/native-host/supervisor.ts`) against the double: it
+ * The supervisor (`native-host/client/supervisor.ts`) against the double: it
  * queues work for the one-request-at-a-time host, relaunches the host after a
  * cancel or a crash (hello and models again), and keeps the conversation's
  * session id so the next run continues the same session file.
@@ -7,8 +7,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Cancelled, HostExited, HostSpawnError, HostUnavailable, InvalidRequest, Supervisor, type SupervisorOptions } from "../../src/native-host/index.ts";
-import type { Scenario } from "../../src/host-double/scenario.ts";
+import { Cancelled, HostExited, HostSpawnError, HostUnavailable, InvalidRequest, Supervisor, type SupervisorOptions } from "octet-native-host";
+import type { Scenario } from "octet-native-host/testing";
 import { DOUBLE, doubleEnv, eventually, readRecord, rejectionOf, survivors, tempDir } from "./client-helpers.ts";
 
 function supervised(scenario: Scenario = {}, options: Partial<SupervisorOptions> = {}) {

@@ -3,7 +3,10 @@
  * makes on the ones it understands (§15.10). Unknown event types and extra
  * keys pass through untouched.
  */
-import { isObject } from "../check.ts";
+/** A plain JSON object: not `null`, not an array. */
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 export type Usage = {
   input_tokens: number;

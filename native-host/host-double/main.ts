@@ -1,5 +1,5 @@
 /**
- * Entry point of the native-host double (`src/bin/octet-host-double`): a
+ * Entry point of the native-host double (`bin/octet-host-double`): a
  * stand-in for octet 0.8.0's `octet-host` speaking protocol 1 on stdio.
  *
  * Environment (the double takes no arguments):

@@ -16,7 +16,7 @@ import { NativeHost, type LaunchOptions, type RunControl } from "./client.ts";
 import { Cancelled, HostUnavailable, InvalidRequest } from "./errors.ts";
 import type { ModelInfo } from "./events.ts";
 import { checkSessionId } from "./ids.ts";
-import type { RunOptions } from "./requests.ts";
+import type { RunParams } from "./requests.ts";
 import type { RunHandle } from "./run.ts";
 import { SerialQueue } from "./serial-queue.ts";
 
@@ -32,7 +32,10 @@ export interface SupervisorOptions {
 }
 
 /** A run's fields without the session ones: the supervisor supplies `session_id`. */
-export type SupervisedRunOptions = Omit<RunOptions, "session_id" | "resume_session">;
+export type SupervisedRunParams = Omit<RunParams, "session_id" | "resume_session">;
+
+/** @deprecated Renamed {@link SupervisedRunParams}. */
+export type SupervisedRunOptions = SupervisedRunParams;
 
 export class Supervisor {
   /** The session every run continues. */
@@ -79,7 +82,7 @@ export class Supervisor {
    * const run = await supervisor.run({ workspace, model: "gpt-5.6", prompt: "Hello" });
    * for await (const event of run) if (event.type === "model_delta") process.stdout.write(event.data.text);
    */
-  run(options: SupervisedRunOptions, control: RunControl = {}): Promise<RunHandle> {
+  run(options: SupervisedRunParams, control: RunControl = {}): Promise<RunHandle> {
     for (const field of ["session_id", "resume_session"]) {
       if (Object.hasOwn(options, field)) return Promise.reject(new InvalidRequest(`${field} is the supervisor's: every run continues session ${this.sessionId}; use another Supervisor for another session`));
     }

@@ -1,5 +1,5 @@
 /**
- * The script language of the native-host double (`src/bin/octet-host-double`).
+ * The script language of the native-host double (`bin/octet-host-double`).
  *
  * The double behaves like octet 0.8.0's `octet-host` (protocol 1) unless a
  * scenario says otherwise. A scenario is chosen with the environment

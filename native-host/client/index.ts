@@ -1,5 +1,5 @@
 /**
- * `octet-extension/native-host`: drive octet's `octet-host` (native-host
+ * `octet-native-host`: drive octet's `octet-host` (native-host
  * protocol 1) from TypeScript. See docs/native-host.md.
  */
 export { NativeHost, type LaunchOptions, type RunControl } from "./client.ts";
@@ -9,6 +9,6 @@ export * from "./errors.ts";
 export type { EventDataByType, FinalResultData, HostEvent, KnownEventType, ModelInfo, RunStatus, UnknownHostEvent, Usage } from "./events.ts";
 export type { HelloInfo } from "./hello.ts";
 export type { Exit } from "./process-group.ts";
-export type { Command, HistoryItem, MediaItem, ProviderMode, RunOptions } from "./requests.ts";
+export type { Command, HistoryItem, MediaItem, ProviderMode, RunOptions, RunParams } from "./requests.ts";
 export { RunHandle, type DiscardProvisionalEvent, type RunEvent, type RunResult, type ToolCall } from "./run.ts";
-export { Supervisor, type SupervisedRunOptions, type SupervisorOptions } from "./supervisor.ts";
+export { Supervisor, type SupervisedRunOptions, type SupervisedRunParams, type SupervisorOptions } from "./supervisor.ts";

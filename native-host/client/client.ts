@@ -8,7 +8,7 @@
  * deadlines terminate the group. Once the host has exited, members left in its
  * group are killed.
  */
-import { LineSplitter, lineBytes } from "../wire/line-splitter.ts";
+import { LineSplitter, lineBytes } from "./line-splitter.ts";
 import { minimalEnv } from "./environment.ts";
 import {
   Cancelled,
@@ -28,7 +28,7 @@ import { validateHello, type HelloInfo } from "./hello.ts";
 import { forgetOnExit, killOnExit } from "./exit-cleanup.ts";
 import { signalGroup, terminateGroup, type Exit } from "./process-group.ts";
 import { RequestTracker, type RawEvent } from "./request-tracker.ts";
-import { DEFAULT_MAX_FRAME_BYTES, encodeRequest, type Command, type RunOptions } from "./requests.ts";
+import { DEFAULT_MAX_FRAME_BYTES, encodeRequest, type Command, type RunParams } from "./requests.ts";
 import { RunHandle } from "./run.ts";
 import { StderrLines } from "./stderr-lines.ts";
 import { StderrTail } from "./stderr-tail.ts";
@@ -215,7 +215,7 @@ export class NativeHost {
    * Start a run (spec §6.3). Local checks happen now: an invalid request, a
    * request in flight, or an unusable host throw before anything is written.
    */
-  run(options: RunOptions, control: RunControl = {}): RunHandle {
+  run(options: RunParams, control: RunControl = {}): RunHandle {
     const runId = options.run_id ?? `run-${++this.counter}`;
     const fields = { ...options, run_id: runId } as Record<string, unknown>;
     const requestId = this.nextRequestId("req");

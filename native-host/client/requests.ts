@@ -18,7 +18,7 @@ export type MediaItem = { type: "image" | "audio"; path: string };
 export type HistoryItem = { role: "user" | "assistant"; text: string };
 
 /** Every field of a `run` request (spec §6.3). Omit a field to get the host's default. */
-export interface RunOptions {
+export interface RunParams {
   /** Default: `run-<n>`, unique per client. */
   run_id?: string;
   session_id?: string;
@@ -62,12 +62,15 @@ export interface RunOptions {
   trusted_extensions?: string[];
 }
 
+/** @deprecated Renamed {@link RunParams} (`RunOptions` is the extension runtime's stdio overrides). */
+export type RunOptions = RunParams;
+
 export const KiB = 1024;
 
 type Kind = "string" | "path" | "bool" | "uint" | "strings" | "paths" | "map" | "history" | "media" | "modalities";
 
 /** The run fields the host accepts and their JSON kinds; any other key is refused. */
-const RUN_FIELDS: Record<keyof RunOptions, Kind> = {
+const RUN_FIELDS: Record<keyof RunParams, Kind> = {
   run_id: "string",
   session_id: "string",
   workspace: "path",
@@ -165,14 +168,14 @@ const LONE_SURROGATE_ESCAPE = /(?<!\\)(?:\\\\)*\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
 /** Why the host would refuse this run (the checks of spec §6.3, §10, §11 a client can make), or undefined. */
 export function checkRun(run: Record<string, unknown>, hello: HelloInfo | undefined): string | undefined {
   for (const [name, value] of Object.entries(run)) {
-    const kind = RUN_FIELDS[name as keyof RunOptions];
+    const kind = RUN_FIELDS[name as keyof RunParams];
     if (kind === undefined) return `unknown run field "${name}"`;
     if (value === null) return `${name} must be omitted rather than null`;
     const wrong = kindError(name, kind, value);
     if (wrong) return wrong;
   }
   for (const required of ["run_id", "workspace", "model", "prompt"]) if (run[required] === undefined) return `${required} is required`;
-  const r = run as unknown as RunOptions;
+  const r = run as unknown as RunParams;
   const features = hello?.features ?? {};
   const offered = (feature: string) => features[feature] === true;
   const problem =
@@ -201,7 +204,7 @@ export function checkRun(run: Record<string, unknown>, hello: HelloInfo | undefi
 }
 
 /** Inline provider route fields (spec §11), when `base_url` is set. */
-function checkRoute(r: RunOptions, offered: (feature: string) => boolean): string | undefined {
+function checkRoute(r: RunParams, offered: (feature: string) => boolean): string | undefined {
   if (r.base_url === undefined || r.base_url.trim() === "") return undefined;
   if (!offered("inline_models")) return "inline model routes are not offered by this host (hello features.inline_models)";
   let url: URL;
@@ -234,7 +237,7 @@ function checkRoute(r: RunOptions, offered: (feature: string) => boolean): strin
 }
 
 /** Media shapes and counts (spec §10). Sizes are checked by the host, which reads the files. */
-function checkMedia(r: RunOptions, offered: (feature: string) => boolean): string | undefined {
+function checkMedia(r: RunParams, offered: (feature: string) => boolean): string | undefined {
   const media = r.media ?? [];
   const legacy = r.image_paths ?? [];
   if (media.length > 0 && !offered("typed_media_input")) return "media is not offered by this host (hello features.typed_media_input)";
