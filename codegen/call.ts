@@ -72,7 +72,8 @@ export async function call(dir: string, args: string[], options: CallOptions): P
     if (dropped > 0) info(`  stderr (${dropped} earlier lines not kept: the test host keeps the latest 4 Mi characters)`);
     for (const line of stderr) info(`  stderr ${line}`);
   }
-  if (answer && answer.text !== "") out(answer.text);
+  // A text that ends its last line gets no second newline.
+  if (answer && answer.text !== "") out(answer.text.endsWith("\n") ? answer.text.slice(0, -1) : answer.text);
   for (const detail of answer?.details ?? []) info(`  ${detail}`);
   if (!(options.frames || failed)) {
     if (dropped > 0) info(`  log (${dropped} earlier lines not kept)`);
