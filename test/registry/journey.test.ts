@@ -107,6 +107,16 @@ async function authorLoop(s: Session, dir: string, runScript: (name: string) => 
   const tested = await s.step(testCommand, dir);
   expect(tested).toMatch(/\b2 pass\b/);
   expect(tested).toMatch(/\b0 fail\b/);
+  // The README's call, through the scaffold's script: the answer alone, no initialize frames.
+  const called = await s.step(`${runScript("call")} -- hello '{"name":"Ada"}'`, dir);
+  expect(called).toContain("Hello, Ada!");
+  expect(called).not.toContain('"method":"initialize"');
+  // The test script checks generated files first: a manifest changed without gen fails it.
+  const manifest = join(dir, "manifest.toml");
+  const declared = readFileSync(manifest, "utf8");
+  writeFileSync(manifest, declared.replace("Get the forecast for a city", "Get a forecast"));
+  expect(await s.fails(testCommand, dir)).toContain("stale: src/extension.gen.ts");
+  writeFileSync(manifest, declared);
   const built = await s.step(runScript("build"), dir);
   expect(built).toContain("warning: no requires_octet");
   expect(existsSync(join(dir, "dist/weather/weather.bin"))).toBe(true);
@@ -141,7 +151,7 @@ describe("the README's front door, against a registry", () => {
     expect(manifest.optionalDependencies ?? {}).toEqual({});
   });
 
-  test("with only Bun: bun create → bun install → gen → typecheck → bun test → bun run build → run the bundle", async () => {
+  test("with only Bun: bun create → bun install → gen → typecheck → bun run test → bun run call → bun run build → run the bundle", async () => {
     const bin = pathDir({ bun: BUN_BINARY });
     expect(Bun.which("node", { PATH: bin })).toBeNull();
     const home = temporaryDirectory("journey-home-");
@@ -153,11 +163,11 @@ describe("the README's front door, against a registry", () => {
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
     expect(pkg.devDependencies.bun).toBeUndefined();
     expect(await s.step("bun install", dir)).toContain("wrote extension.toml");
-    await authorLoop(s, dir, (name) => `bun run ${name}`, "bun test");
+    await authorLoop(s, dir, (name) => `bun run ${name}`, "bun run test");
     console.log(`journey (bun): ${Object.entries(s.timings).map(([c, t]) => `${c} ${t.toFixed(1)} s`).join("; ")}`);
   }, 300_000);
 
-  test("with only Node and npm: npm create → npm install → gen → typecheck → npm test → npm run build → run the bundle", async () => {
+  test("with only Node and npm: npm create → npm install → gen → typecheck → npm test → npm run call → npm run build → run the bundle", async () => {
     const node = Bun.which("node", { PATH: "/usr/local/bin:/usr/bin:/bin" })!;
     const npm = realpathSync(Bun.which("npm", { PATH: "/usr/local/bin:/usr/bin:/bin" })!);
     const npx = realpathSync(Bun.which("npx", { PATH: "/usr/local/bin:/usr/bin:/bin" })!);
