@@ -24,9 +24,11 @@ const USAGE = `usage: octet-extension <command> [--dir DIR] [--debug] ...
   inspect                    an interactive session with the extension under the strict test host
   dev [--into DIR] [--call TOOL [JSON]] [--once]
                              on every change: gen, type check, build, install into DIR/NAME (default ~/.octet/extensions)
-  conformance [-- CMD ARGS...]
+  conformance [--tool NAME] [--args JSON] [--allow-unexercised] [-- CMD ARGS...]
                              probe the extension (or CMD, with DIR's extension.toml) as octet would: framing,
-                             stdout purity, initialize, cancellation, 64 in flight, shutdown, EOF (exit 1 on a failure)
+                             stdout purity, initialize, cancellation, 64 in flight, shutdown, EOF (exit 1 on a failure);
+                             calls use arguments generated from the tool's schema (or --tool/--args), and a probe
+                             whose calls were all refused before the handler ran fails as NOT EXERCISED
 `;
 
 function option(args: string[], name: string): string | undefined {
@@ -133,7 +135,10 @@ async function main(args: string[], commandLine: string[] | undefined): Promise<
     }
     case "conformance": {
       const { conformance } = await import("./conformance.ts");
-      return await conformance(dir, commandLine, (line) => console.log(line));
+      const tool = option(args, "--tool");
+      const callArgs = option(args, "--args");
+      const allowUnexercised = flag(args, "--allow-unexercised");
+      return await conformance(dir, commandLine, (line) => console.log(line), { ...(tool === undefined ? {} : { tool }), ...(callArgs === undefined ? {} : { args: callArgs }), allowUnexercised });
     }
     default:
       console.error(USAGE);

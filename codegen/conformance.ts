@@ -1,12 +1,18 @@
 /**
- * `octet-extension conformance [--dir DIR] [-- CMD ARGS…]`: a black-box check
- * any extension can run, whatever its language. Each probe starts the
- * extension afresh as octet does (staged entry point, cleared environment,
- * the strict test host's rules) and reports PASS, FAIL or SKIP with the
- * reason; the exit status is 1 when any probe failed (docs/tools.md).
+ * `octet-extension conformance [--dir DIR] [--tool NAME] [--args JSON]
+ * [--allow-unexercised] [-- CMD ARGS…]`: a black-box check any extension can
+ * run, whatever its language. Each probe starts the extension afresh as octet
+ * does (staged entry point, cleared environment, the strict test host's
+ * rules) and reports PASS, FAIL or SKIP with the reason; the probes that call
+ * a tool use arguments its schema accepts, and one whose calls were all
+ * refused before the handler ran is NOT EXERCISED. The exit status is 1 when
+ * any probe failed (docs/tools.md).
  */
 import { resolve } from "node:path";
 import { type HostManifest, loadManifest, TestHost, type TestHostOptions } from "octet-extension/testing";
+import { argumentRefusal } from "./argument-refusal.ts";
+import { ToolError } from "./errors.ts";
+import { sampleArguments } from "./sample-arguments.ts";
 import { escapeControls } from "./terminal-text.ts";
 
 type Obj = Record<string, unknown>;
@@ -18,19 +24,65 @@ export interface ProbeResult {
   detail: string;
 }
 
-/** What the probes need: the manifest, and how to start a fresh process. */
+/** How `conformance` chooses the call its probes make. */
+export interface ConformanceOptions {
+  /** The tool to call (`--tool`); otherwise the first whose generated arguments are accepted. */
+  tool?: string;
+  /** Its arguments as JSON text (`--args`); otherwise generated from its parameters schema. */
+  args?: string;
+  /** A probe whose calls were all refused before the handler ran passes (`--allow-unexercised`). */
+  allowUnexercised?: boolean;
+}
+
+/** The tool call the probes make. */
+interface Call {
+  tool: string;
+  args: unknown;
+}
+
+/** What the probes need: the manifest, how to start a fresh process, and the call to make. */
 interface Subject {
   manifest: HostManifest;
   start(): Promise<TestHost>;
+  call: Call | undefined;
+}
+
+/** The replies one probe's calls got: how many, and how many were refused before a handler ran. */
+class CallLog {
+  made = 0;
+  refused = 0;
+  refusal: string | undefined;
+
+  record(reply: Obj): Obj {
+    this.made++;
+    const refusal = argumentRefusal(reply);
+    if (refusal !== undefined) {
+      this.refused++;
+      this.refusal ??= refusal;
+    }
+    return reply;
+  }
+
+  get unexercised(): boolean {
+    return this.made > 0 && this.refused === this.made;
+  }
 }
 
 /** octet's bounds the probes hold the extension to. */
 const CANCEL_GRACE_MS = 2_000;
+/** The cancellation probe cancels a call this long after sending it. */
+const CANCEL_AFTER_MS = 100;
 const EXIT_BOUND_MS = 4_000;
 const IN_FLIGHT = 64;
 const FRAME_LIMIT = 1_048_576;
 
-type Probe = { name: string; run(subject: Subject): Promise<Omit<ProbeResult, "name">> };
+/** A trial call that has not answered in this time is running its handler (a refusal is immediate). */
+const TRIAL_MS = 2_000;
+/** At most this many tools are tried for one whose arguments are accepted. */
+const MAX_TRIALS = 32;
+
+type Verdict = Omit<ProbeResult, "name">;
+type Probe = { name: string; calls?: true; run(subject: Subject, log: CallLog): Promise<Verdict> };
 
 const pass = (detail: string) => ({ verdict: "PASS" as const, detail });
 const fail = (detail: string) => ({ verdict: "FAIL" as const, detail });
@@ -119,26 +171,34 @@ const PROBES: Probe[] = [
   },
   {
     name: "stdout purity",
-    run: (subject) =>
+    calls: true,
+    run: (subject, log) =>
       withHost(subject, async (host) => {
         await host.initialize();
-        const tool = subject.manifest.contributes.tools[0];
-        if (tool) await host.request("tool/call", { name: tool, arguments: {}, context: host.executionContext() });
+        const call = subject.call;
+        if (call) log.record(await host.request("tool/call", { name: call.tool, arguments: call.args, context: host.executionContext() }));
         await host.shutdown();
         return pass("every stdout line was a JSON-RPC 2.0 frame octet accepts");
       }),
   },
   {
     name: "cancellation",
-    run: (subject) => {
-      const tool = subject.manifest.contributes.tools[0];
+    calls: true,
+    run: (subject, log) => {
+      const call = subject.call;
       if (subject.manifest.api_version === "0.1") return Promise.resolve(skip("API 0.1 has no cancellation"));
-      if (!tool) return Promise.resolve(skip("no tool to call"));
+      if (!call) return Promise.resolve(skip("no tool to call"));
       return withHost(subject, async (host) => {
         await host.initialize();
         const id = host.peekNextId();
-        const reply = host.request("tool/call", { name: tool, arguments: {}, context: host.executionContext({ execution_scope: "conformance" }) });
+        const reply = host.request("tool/call", { name: call.tool, arguments: call.args, context: host.executionContext({ execution_scope: "conformance" }) }).then((r) => log.record(r));
+        // Cancel a running handler: a call cancelled as it arrives may be dropped before it starts, which exercises nothing.
+        const early = await Promise.race([reply, Bun.sleep(CANCEL_AFTER_MS).then(() => undefined)]);
         host.cancel(id, "conformance check");
+        if (early) {
+          if (!(await stillServing(host))) return fail("not serving after a $/cancelRequest for a call it had answered");
+          return pass(`answered within ${CANCEL_AFTER_MS} ms, before the cancel was sent; the late cancel was ignored`);
+        }
         const started = performance.now();
         const answered = await Promise.race([reply, Bun.sleep(CANCEL_GRACE_MS).then(() => undefined)]);
         if (!answered) return fail(`no reply within octet's ${CANCEL_GRACE_MS} ms grace after $/cancelRequest (octet ends the process)`);
@@ -148,12 +208,15 @@ const PROBES: Probe[] = [
   },
   {
     name: `${IN_FLIGHT} in flight`,
-    run: (subject) => {
-      const tool = subject.manifest.contributes.tools[0];
-      if (!tool) return Promise.resolve(skip("no tool to call"));
+    calls: true,
+    run: (subject, log) => {
+      const call = subject.call;
+      if (!call) return Promise.resolve(skip("no tool to call"));
       return withHost(subject, async (host) => {
         await host.initialize();
-        const replies = await Promise.all(Array.from({ length: IN_FLIGHT }, () => host.request("tool/call", { name: tool, arguments: {}, context: host.executionContext() })));
+        const replies = await Promise.all(
+          Array.from({ length: IN_FLIGHT }, () => host.request("tool/call", { name: call.tool, arguments: call.args, context: host.executionContext() }).then((r) => log.record(r))),
+        );
         const refused = replies.filter((r) => (r.error as Obj | undefined)?.code === -32000 || /queue|draining/i.test(String((r.error as Obj | undefined)?.message)));
         return refused.length === 0 ? pass(`${IN_FLIGHT} concurrent calls all admitted and answered`) : fail(`${refused.length} of ${IN_FLIGHT} refused: ${JSON.stringify(refused[0]!.error)}`);
       });
@@ -184,23 +247,109 @@ const PROBES: Probe[] = [
   },
 ];
 
+/** The `--args` text as tool arguments, or a one-line error naming the fix. */
+function parseArgs(text: string): unknown {
+  let args: unknown;
+  try {
+    args = JSON.parse(text);
+  } catch (error) {
+    throw new ToolError(`--args is not JSON (${(error as Error).message}): give the arguments as one JSON object, e.g. --args '{"title":"x"}'`);
+  }
+  if (typeof args !== "object" || args === null || Array.isArray(args)) throw new ToolError(`--args must be a JSON object (tool arguments are an object), e.g. --args '{"title":"x"}'`);
+  return args;
+}
+
+const shorten = (text: string, max = 300) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/**
+ * Choose the call the probes make, from the tools and schemas of the
+ * extension's initialize reply: `--tool`/`--args` when given; otherwise the
+ * first tool whose arguments generated from its schema a trial call does not
+ * refuse. Returns the call and how it was chosen.
+ */
+async function chooseCall(subject: Omit<Subject, "call">, options: ConformanceOptions): Promise<{ call: Call; how: string } | undefined> {
+  const given = options.args === undefined ? undefined : parseArgs(options.args);
+  const host = await subject.start();
+  try {
+    let tools: Obj[];
+    try {
+      tools = (((await host.initialize()).tools ?? []) as Obj[]).filter((t) => typeof t?.name === "string");
+    } catch {
+      // The probes report why; call the first declared tool as octet would see it.
+      const first = options.tool ?? subject.manifest.contributes.tools[0];
+      return first === undefined ? undefined : { call: { tool: first, args: given ?? {} }, how: "initialize failed, so nothing was generated" };
+    }
+    const names = tools.map((t) => String(t.name));
+    if (options.tool !== undefined && !names.includes(options.tool)) throw new ToolError(`--tool ${options.tool}: the extension has no such tool; its tools: ${names.join(", ") || "none"}`);
+    const candidates = options.tool === undefined ? tools : tools.filter((t) => t.name === options.tool);
+    if (candidates.length === 0) {
+      if (given !== undefined) throw new ToolError("--args: the extension has no tool to call");
+      return undefined;
+    }
+    if (given !== undefined) return { call: { tool: String(candidates[0]!.name), args: given }, how: "--args" };
+    const notes: string[] = [];
+    let fallback: Call | undefined;
+    for (const tool of candidates.slice(0, MAX_TRIALS)) {
+      const name = String(tool.name);
+      const sample = sampleArguments(tool.parameters ?? { type: "object" });
+      if (!sample) {
+        notes.push(`no arguments satisfy ${name}'s schema`);
+        continue;
+      }
+      const call = { tool: name, args: sample.value };
+      fallback ??= call;
+      if (options.tool !== undefined) break;
+      const reply = await Promise.race([host.request("tool/call", { name, arguments: call.args, context: host.executionContext() }).catch(() => undefined), Bun.sleep(TRIAL_MS).then(() => undefined)]);
+      const refusal = argumentRefusal(reply);
+      if (refusal === undefined) return { call, how: ["generated from its parameters schema", ...notes].join("; ") };
+      notes.push(`${name} refused it: ${refusal}`);
+    }
+    const call = fallback ?? { tool: String(candidates[0]!.name), args: {} };
+    return { call, how: [fallback ? "generated from its parameters schema" : "nothing could be generated", ...notes].join("; ") };
+  } finally {
+    host.kill();
+  }
+}
+
+/** `verdict` for a probe whose calls were all refused before the handler ran. */
+function unexercised(verdict: Verdict, log: CallLog, allowed: boolean): Verdict {
+  const what = `${log.made === 1 ? "its call was" : `all ${log.made} calls were`} refused by argument validation before the handler ran (${log.refusal})`;
+  if (verdict.verdict === "FAIL") return fail(`${verdict.detail}; NOT EXERCISED: ${what}`);
+  if (allowed) return { verdict: verdict.verdict, detail: `NOT EXERCISED (allowed): ${what}; ${verdict.detail}` };
+  return fail(`NOT EXERCISED: ${what}; choose the call with --tool NAME and --args JSON, or pass --allow-unexercised`);
+}
+
 /** Run every probe against the extension in `dir` (optionally launched as `command`); what it wrote is printed with its controls made visible. */
-export async function conformance(dir: string, command: string[] | undefined, printLine: (line: string) => void): Promise<number> {
+export async function conformance(dir: string, command: string[] | undefined, printLine: (line: string) => void, options: ConformanceOptions = {}): Promise<number> {
   const print = (line: string) => printLine(escapeControls(line));
   const manifest = loadManifest(resolve(dir));
-  const options: TestHostOptions = { requestTimeoutMs: 10_000 };
+  const hostOptions: TestHostOptions = { requestTimeoutMs: 10_000 };
   // A path given on the command line is the user's (relative to where they are); a bare name is looked up on PATH, as octet does.
-  if (command && command.length > 0) options.entrypoint = { command: command[0]!.includes("/") ? resolve(command[0]!) : command[0]!, args: command.slice(1) };
-  const subject: Subject = { manifest, start: () => TestHost.start(resolve(dir), options) };
+  if (command && command.length > 0) hostOptions.entrypoint = { command: command[0]!.includes("/") ? resolve(command[0]!) : command[0]!, args: command.slice(1) };
+  const start = () => TestHost.start(resolve(dir), hostOptions);
+  const chosen = await chooseCall({ manifest, start }, options);
+  const subject: Subject = { manifest, start, call: chosen?.call };
   print(`octet-extension conformance: ${manifest.name} (API ${manifest.api_version}), ${command?.length ? command.join(" ") : `entrypoint ${manifest.entrypoint.command}`}`);
+  print(chosen ? `calls: ${chosen.call.tool} ${shorten(JSON.stringify(chosen.call.args))} (${chosen.how})` : "calls: none (no tool to call)");
   const results: ProbeResult[] = [];
+  let calling = 0;
+  let exercised = 0;
   for (const probe of PROBES) {
-    const result = { name: probe.name, ...(await probe.run(subject)) };
+    const log = new CallLog();
+    let verdict = await probe.run(subject, log);
+    if (probe.calls && verdict.verdict !== "SKIP" && subject.call) {
+      // Exercised unless every reply it got was a refusal (a probe that got none failed for its own reason).
+      calling++;
+      if (log.unexercised) verdict = unexercised(verdict, log, options.allowUnexercised === true);
+      else exercised++;
+    }
+    const result = { name: probe.name, ...verdict };
     results.push(result);
     print(`${result.verdict.padEnd(5)} ${result.name.padEnd(22)} ${result.detail}`);
   }
   const failed = results.filter((r) => r.verdict === "FAIL").length;
   const skipped = results.filter((r) => r.verdict === "SKIP").length;
-  print(`${results.length} checks: ${results.length - failed - skipped} passed, ${failed} failed, ${skipped} skipped`);
+  const reached = subject.call ? `; ${exercised}/${calling} probes that call ${subject.call.tool} exercised its handler` : "; no tool to call";
+  print(`${results.length} checks: ${results.length - failed - skipped} passed, ${failed} failed, ${skipped} skipped${reached}`);
   return failed > 0 ? 1 : 0;
 }

@@ -18,21 +18,23 @@ function conformance(args: string[]): { code: number; lines: string[] } {
 const verdicts = (lines: string[]) => Object.fromEntries(lines.filter((l) => /^(PASS|FAIL|SKIP) /.test(l)).map((l) => [l.slice(6, 28).trim(), l.slice(0, 4)]));
 
 describe("octet-extension conformance", () => {
-  for (const [dir, skipped] of [
-    ["examples/hello-world", ["cancellation"]],
-    ["examples/git-tools", ["cancellation"]],
-    ["examples/local-model-workflow", ["cancellation", "64 in flight"]],
-    ["examples/caffeinate", ["cancellation", "64 in flight"]],
-    ["examples/dynamic-catalog", []],
-    ["examples/typescript-hello", []],
-  ] as [string, string[]][]) {
+  for (const [dir, skipped, tool] of [
+    ["examples/hello-world", ["cancellation"], "hello_world"],
+    ["examples/git-tools", ["cancellation"], "git_status"],
+    ["examples/local-model-workflow", ["cancellation", "64 in flight"], undefined],
+    ["examples/caffeinate", ["cancellation", "64 in flight"], undefined],
+    ["examples/dynamic-catalog", [], "sync_catalog"],
+    ["examples/typescript-hello", [], "text_stats"],
+  ] as [string, string[], string | undefined][]) {
     // Skipped: API 0.1 has no cancellation; an extension with no tool has nothing to call.
-    test(`${dir}: every probe passes${skipped.length ? ` (${skipped.join(", ")} skipped)` : ""}`, () => {
+    test(`${dir}: every probe passes${skipped.length ? ` (${skipped.join(", ")} skipped)` : ""}${tool ? `, and those calling ${tool} reach its handler` : ""}`, () => {
       const { code, lines } = conformance(["--dir", dir]);
       const table = verdicts(lines);
       expect(Object.keys(table).length).toBe(10);
       for (const [name, verdict] of Object.entries(table)) expect({ name, verdict }).toEqual({ name, verdict: skipped.includes(name) ? "SKIP" : "PASS" });
-      expect(lines.at(-1)).toBe(`10 checks: ${10 - skipped.length} passed, 0 failed, ${skipped.length} skipped`);
+      const calling = 3 - skipped.length;
+      const reached = tool ? `; ${calling}/${calling} probes that call ${tool} exercised its handler` : "; no tool to call";
+      expect(lines.at(-1)).toBe(`10 checks: ${10 - skipped.length} passed, 0 failed, ${skipped.length} skipped${reached}`);
       expect(code).toBe(0);
     }, 60_000);
   }
