@@ -8,7 +8,8 @@
  * executable is over 64 MiB, so the entry is this Python script: it starts
  * `NAME.exe` from the extension directory with the same stdin, stdout and
  * stderr (the bytes never pass through Python) and exits with its status.
- * octet's job object ends both together.
+ * octet's job object ends both together. Unlike unix-launcher.ts it does not
+ * move stdout (docs/design.md, "Known gaps": Windows).
  */
 export function windowsLauncher(name: string): { file: string; text: string } {
   return {
