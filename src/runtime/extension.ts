@@ -47,6 +47,9 @@ import { isResourceRef, makeResourceType, type ResourceRef, type ResourceType } 
 import type { PresentationSnapshot } from "./presentation.ts";
 import { PresentationPublisher } from "./presentation-publisher.ts";
 import type { FlagValue } from "./flags.ts";
+import { CanonicalExtension, speaksCanonicalApi } from "./v03/canonical-extension.ts";
+import { apiRefusal } from "./v03/refusals.ts";
+import type { SessionHookHandler, SessionHookName } from "./v03/types.ts";
 
 export type { RunOptions } from "./serve.ts";
 export type { ExtensionOptions } from "./options.ts";
@@ -75,8 +78,11 @@ export interface ToolOptions {
 export class Extension {
   /** Structured stderr logger (one JSON object per line). */
   readonly log: Logger;
-  readonly apiVersion: ApiVersion;
+  /** `"0.3"` means the canonical wire (docs/api-0.3.md): tools, session hooks and services only. */
+  readonly apiVersion: ApiVersion | "0.3";
   private readonly registry: Registry;
+  /** Everything API 0.3 does, when the extension speaks it. */
+  private readonly v03: CanonicalExtension | undefined;
   private readonly options: ResolvedOptions;
   private connection: Connection | undefined;
   private running = false;
@@ -88,12 +94,16 @@ export class Extension {
   constructor(options: ExtensionOptions = {}) {
     this.log = new Logger(options.logOutput ?? writeStderrLine, options.logLevel ?? "info");
     routeConsoleWhenHosted(this.log);
-    this.apiVersion = resolveApiVersion(options.apiVersion, this.log);
+    const canonical = speaksCanonicalApi(options.apiVersion);
+    // On 0.3 the legacy registry and services are never reached: every legacy call is refused first.
+    const legacy = canonical ? "0.4" : resolveApiVersion(options.apiVersion, this.log);
+    this.apiVersion = canonical ? "0.3" : legacy;
     if (options.handleUncaught !== false) installErrorLogging(this.log);
-    this.registry = new Registry(this.apiVersion);
+    this.registry = new Registry(legacy);
     this.services = {
-      api: this.apiVersion,
+      api: legacy,
       initialized: () => {
+        if (this.v03) throw new RpcError(ErrorCode.MethodNotFound, apiRefusal("this host service"));
         const live = this.connection?.live;
         if (!live) throw new RpcError(ErrorCode.InvalidRequest, "initialize must be the first request");
         return live;
@@ -103,6 +113,13 @@ export class Extension {
       token: () => currentScope()?.token,
     };
     this.options = resolveOptions(options);
+    this.v03 = canonical ? new CanonicalExtension(this.log, options, this.options) : undefined;
+  }
+
+  /** The legacy registry, or a one-line refusal naming API 0.3 for `call`. */
+  private legacy(call: string): Registry {
+    if (this.v03) throw new Error(apiRefusal(call));
+    return this.registry;
   }
 
   // ---- registration ----------------------------------------------------------
@@ -127,7 +144,8 @@ export class Extension {
     handler: ToolHandler<Args>,
     options: ToolOptions = {},
   ): this {
-    this.registry.addTool(definition, handler, options.validate);
+    if (this.v03) this.v03.tool(definition, handler, options.validate);
+    else this.registry.addTool(definition, handler, options.validate);
     return this;
   }
 
@@ -171,7 +189,7 @@ export class Extension {
    * ext.command({ name: "hello", description: "Say hello", usage: "/hello [name]" }, ([name]) => `Hello, ${name ?? "you"}!`);
    */
   command(definition: { name: string; description: string; usage?: string }, handler: CommandHandler): this {
-    this.registry.addCommand(definition, handler);
+    this.legacy("ext.command()").addCommand(definition, handler);
     return this;
   }
 
@@ -181,14 +199,17 @@ export class Extension {
    * @example
    * ext.hook("before_tool_call", ({ name }) => name === "rm" ? { disposition: { action: "deny", reason: "no" } } : null);
    */
-  hook<H extends HookName>(name: H, handler: HookHandler<H>): this {
-    this.registry.addHook(name, handler as HookHandler<any>);
+  hook<H extends SessionHookName>(name: H, handler: SessionHookHandler<H>): this;
+  hook<H extends HookName>(name: H, handler: HookHandler<H>): this;
+  hook(name: string, handler: (...args: any[]) => unknown): this {
+    if (this.v03) this.v03.hook(name, handler as SessionHookHandler<any>);
+    else this.registry.addHook(name as HookName, handler as HookHandler<any>);
     return this;
   }
 
   /** Register the context provider (`context/collect`); needs `contributes.context = true`. */
   context(handler: ContextHandler): this {
-    this.registry.setContext(handler);
+    this.legacy("ext.context()").setContext(handler);
     return this;
   }
 
@@ -202,7 +223,7 @@ export class Extension {
    * ext.menu(() => ({ title: "Deploy", items: [{ id: "prod", label: "Deploy to prod", command: "deploy", arguments: ["prod"], destructive: true }] }));
    */
   menu(handler: MenuHandler): this {
-    this.registry.setMenu(handler);
+    this.legacy("ext.menu()").setMenu(handler);
     return this;
   }
 
@@ -215,31 +236,32 @@ export class Extension {
    * ext.shortcut("open_panel", () => "panel opened");
    */
   shortcut(name: string, handler: ShortcutHandler): this {
-    this.registry.addShortcut(name, handler);
+    this.legacy("ext.shortcut()").addShortcut(name, handler);
     return this;
   }
 
   /** Register a status provider for a declared surface (`status/collect`). */
   status(surface: Surface, handler: StatusHandler): this {
-    this.registry.addStatus(surface, handler);
+    this.legacy("ext.status()").addStatus(surface, handler);
     return this;
   }
 
   /** Register a semantic renderer for a tool (`tool/render`). */
   renderer(name: string, handler: RendererHandler): this {
-    this.registry.addRenderer(name, handler);
+    this.legacy("ext.renderer()").addRenderer(name, handler);
     return this;
   }
 
   /** Observe a lifecycle event (API 0.2): `"turn_settled"` or `"turn/settled"`, etc. */
   onLifecycle(event: string, handler: LifecycleHandler): this {
-    this.registry.addLifecycle(event, handler);
+    this.legacy("ext.onLifecycle()").addLifecycle(event, handler);
     return this;
   }
 
   /** Run `handler` during `shutdown`, after the drain and before the acknowledgement. */
   onShutdown(handler: ShutdownHandler): this {
-    this.registry.setShutdown(handler);
+    if (this.v03) this.v03.onShutdown(handler);
+    else this.registry.setShutdown(handler);
     return this;
   }
 
@@ -293,7 +315,7 @@ export class Extension {
    */
   resourceType<T>(name: string, options: { dispose?: (value: T) => void | Promise<void> } = {}): ResourceType<T> {
     const type = makeResourceType<T>(name, options.dispose);
-    this.registry.addResourceType(type);
+    this.legacy("ext.resourceType()").addResourceType(type);
     return type;
   }
 
@@ -375,11 +397,13 @@ export class Extension {
 
   /** True after a successful `initialize`. */
   get initialized(): boolean {
+    if (this.v03) return this.v03.initialized;
     return this.connection?.initialized ?? false;
   }
 
   /** The raw `initialize` params (after a successful initialize). */
   get initialization(): JsonObject | undefined {
+    if (this.v03) return this.v03.initialization as JsonObject | undefined;
     return this.connection?.session?.params;
   }
 
@@ -409,11 +433,13 @@ export class Extension {
    * if (ext.flags["dry-run"] === true) return "would delete 3 files";
    */
   get flags(): Readonly<Record<string, FlagValue>> {
+    if (this.v03) return (this.v03.flags as Readonly<Record<string, FlagValue>> | undefined) ?? NO_FLAGS;
     return this.connection?.session?.flags ?? NO_FLAGS;
   }
 
   /** Worker count agreed in `initialize` (1 on API 0.1). */
   get negotiatedConcurrency(): number {
+    if (this.v03) return this.v03.concurrency ?? 1;
     return this.connection?.session?.concurrency ?? 1;
   }
 
@@ -567,7 +593,7 @@ export class Extension {
    * await ext.registerTools([{ name: "search", description: "Search", parameters: schema, handler: search }]);
    */
   registerTools(definitions: DynamicToolDefinition[]): Promise<CatalogUpdate> {
-    return this.mutateCatalog("ext.registerTools()", (live, send) => catalog.registerTools(live.catalog, send, this.apiVersion, definitions, live.session.features));
+    return this.mutateCatalog("ext.registerTools()", (live, send) => catalog.registerTools(live.catalog, send, this.registry.apiVersion, definitions, live.session.features));
   }
 
   /** Register one tool; see {@link Extension.registerTools}. */
@@ -608,6 +634,7 @@ export class Extension {
   async run(io: RunOptions = {}): Promise<void> {
     if (this.running) throw new Error("run() was already called");
     this.running = true;
+    if (this.v03) return this.v03.run(io);
     this.registry.freeze();
     await serve(io, this.log, this.options, ({ writer, handlersReady, stop }) => {
       const o = this.options;

@@ -14,8 +14,8 @@ import type { ApiVersion } from "./types.ts";
 
 /** Construction options; every default matches octet's Python SDK (spec §8.1). */
 export interface ExtensionOptions {
-  /** `"0.1"`, `"0.2"` or `"0.4"`. Default: `OCTET_EXTENSION_API_VERSION`, else `"0.1"`. */
-  apiVersion?: ApiVersion;
+  /** `"0.1"`, `"0.2"`, `"0.4"`, or `"0.3"` (the canonical wire, docs/api-0.3.md). Default: `OCTET_EXTENSION_API_VERSION`, else `"0.1"`. */
+  apiVersion?: ApiVersion | "0.3";
   /** Local worker maximum for API 0.2 (default 8; the host's limit may lower it). */
   maxConcurrentRequests?: number;
   /** Admitted-but-unfinished requests before `-32000 queue is full` (default 64). */

@@ -21,10 +21,18 @@ export interface RunOptions {
   exit?: boolean;
 }
 
+/** How stdin's bytes are cut into frames: octet's LF lines (`LineSplitter`) unless the endpoint brings its own. */
+export interface Framer {
+  push(chunk: Uint8Array, emit: (event: SplitEvent) => void): void;
+  end(emit: (event: SplitEvent) => void): void;
+}
+
 /** What `serve` drives: one split event at a time, then the end of input. */
 export interface Endpoint {
   receive(event: SplitEvent): void;
   endOfInput(): Promise<void>;
+  /** Framing other than the legacy wire's (API 0.3's canonical frames, `canonical-framer.ts`). */
+  readonly framer?: Framer;
 }
 
 /** What the endpoint gets from the transport. */
@@ -84,7 +92,7 @@ async function readLoop(
   log: Logger,
   limits: { maxMessageBytes: number; gcPacingBytes: number },
 ): Promise<void> {
-  const splitter = new LineSplitter(limits.maxMessageBytes);
+  const splitter = endpoint.framer ?? new LineSplitter(limits.maxMessageBytes);
   const emit = (event: SplitEvent) => endpoint.receive(event);
   const pacer = new GarbagePacer(limits.gcPacingBytes);
   let received = 0;

@@ -1,0 +1,87 @@
+import type { Logger } from "../../log.ts";
+import { MAX_CANONICAL_FRAME_BYTES } from "../../wire/canonical-frame.ts";
+import type { ArgumentValidator } from "../arguments.ts";
+import type { ExtensionOptions, ResolvedOptions } from "../options.ts";
+import type { ToolRegistration } from "../registry.ts";
+import { type RunOptions, serve } from "../serve.ts";
+import type { ShutdownHandler, ToolHandler } from "../types.ts";
+import { CanonicalConnection } from "./connection.ts";
+import { API_VERSION_03 } from "./protocol.ts";
+import { type CanonicalService, CanonicalRegistry } from "./registry.ts";
+import type { InitializeRequest03, SessionHookHandler } from "./types.ts";
+
+/** Whether the extension speaks API 0.3: asked for explicitly, or, when not given, by `OCTET_EXTENSION_API_VERSION`. */
+export function speaksCanonicalApi(explicit: string | undefined): boolean {
+  return explicit === undefined ? process.env.OCTET_EXTENSION_API_VERSION === API_VERSION_03 : explicit === API_VERSION_03;
+}
+
+/**
+ * What `Extension` delegates to on API 0.3 (docs/api-0.3.md): the registry of
+ * tools, session hooks and services, and `run()` over the canonical wire,
+ * reusing `serve()` (stdin reader, `FrameWriter`, stdio sealing).
+ */
+export class CanonicalExtension {
+  readonly registry = new CanonicalRegistry();
+  private connection: CanonicalConnection | undefined;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly options: ExtensionOptions,
+    private readonly resolved: ResolvedOptions,
+  ) {}
+
+  tool(definition: ToolRegistration, handler: ToolHandler<any>, validate?: ArgumentValidator): void {
+    this.registry.addTool(definition, handler, validate);
+  }
+
+  hook(name: string, handler: SessionHookHandler<any>): void {
+    this.registry.addSessionHook(name, handler);
+  }
+
+  onShutdown(handler: ShutdownHandler): void {
+    this.registry.setShutdown(handler);
+  }
+
+  /** Plug in a group of optional methods (providers, migration, sessions, bus: part B of issue 27). */
+  service(service: CanonicalService): void {
+    this.registry.addService(service);
+  }
+
+  get initialized(): boolean {
+    return this.connection?.negotiated !== undefined;
+  }
+
+  get initialization(): InitializeRequest03 | undefined {
+    return this.connection?.negotiated?.params;
+  }
+
+  get flags(): Readonly<Record<string, unknown>> | undefined {
+    return this.connection?.negotiated?.flags;
+  }
+
+  get capabilities(): ReadonlySet<string> {
+    return this.connection?.negotiated?.capabilities ?? new Set();
+  }
+
+  get concurrency(): number | undefined {
+    return this.connection?.negotiated?.limits.max_concurrent_requests;
+  }
+
+  async run(io: RunOptions): Promise<void> {
+    this.registry.freeze();
+    await serve(io, this.log, { maxMessageBytes: MAX_CANONICAL_FRAME_BYTES, gcPacingBytes: this.resolved.gcPacingBytes }, ({ writer, handlersReady, stop }) => {
+      this.connection = new CanonicalConnection({
+        registry: this.registry,
+        logger: this.log,
+        writer,
+        handlersReady,
+        maxConcurrentRequests: this.options.maxConcurrentRequests,
+        maxFrameBytes: this.options.maxMessageBytes,
+        cancelledReplyMs: this.resolved.cancelledReplyMs,
+        cancellationGraceMs: this.resolved.cancellationGraceMs,
+        onStop: stop,
+      });
+      return this.connection;
+    });
+  }
+}

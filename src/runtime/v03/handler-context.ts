@@ -1,0 +1,30 @@
+import type { CancellationToken } from "../cancellation.ts";
+import type { ExecutionContext, HandlerContext } from "../types.ts";
+
+/** The second argument of an API 0.3 handler; `signal` is created only when read. */
+export class CanonicalHandlerContext implements HandlerContext {
+  constructor(
+    readonly context: ExecutionContext,
+    readonly requestId: string | number,
+    readonly method: string,
+    readonly cancellation: CancellationToken,
+    private readonly initializeWorkspace: string | undefined,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
+
+  /** The workspace root: the request context's, else initialize's, else `OCTET_WORKSPACE`, else the working directory. */
+  get workspace(): string {
+    const own = this.context.workspace;
+    return typeof own === "string" ? own : (this.initializeWorkspace ?? process.env.OCTET_WORKSPACE ?? process.cwd());
+  }
+
+  /** `OCTET_EXTENSION_SCRATCH`, the per-run scratch directory octet gives the extension; throws outside a host. */
+  get scratch(): string {
+    const dir = process.env.OCTET_EXTENSION_SCRATCH;
+    if (!dir) throw new Error("ctx.scratch: OCTET_EXTENSION_SCRATCH is not set; run the extension under octet or the test host");
+    return dir;
+  }
+}
