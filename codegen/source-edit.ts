@@ -1,6 +1,6 @@
 import { IndentationText, Node, Project, QuoteKind, type ObjectLiteralExpression, type SourceFile } from "ts-morph";
 import type { AuthorManifest } from "./manifest.ts";
-import { menuStubText, type Section, SourceError, type SourceUpdate, stubText } from "./source.ts";
+import { menuStubText, RESULT_TYPE, type Section, SourceError, type SourceUpdate, stubText } from "./source.ts";
 
 /**
  * Keep the author's existing source file in step with the declarations, with
@@ -51,6 +51,7 @@ export function updateSource(m: AuthorManifest, text: string): SourceUpdate {
     }
     edits.push(...insertProperties(text, object, missing.map((name) => (indent: string) => stubText(section, name, indent))));
   }
+  if (added.some((name) => name.startsWith("tools."))) edits.push(...resultTypeImport(file));
   const menuDeclared = m.contributes.menu === true;
   const hasMenu = handlers.getProperty("menu") !== undefined;
   if (menuDeclared && !hasMenu) {
@@ -90,6 +91,23 @@ function insertProperties(text: string, object: ObjectLiteralExpression, render:
   if (text.slice(braceLine, close).trim() === "" && braceLine > (last?.getEnd() ?? open)) edits.push({ at: braceLine, end: braceLine, text: body });
   else edits.push({ at: close, end: close, text: `\n${body}${closeIndent}` });
   return edits;
+}
+
+/** The import tool stubs need for their return type, unless the file already has that name. */
+function resultTypeImport(file: SourceFile): { at: number; end: number; text: string }[] {
+  const imports = file.getImportDeclarations();
+  const named = imports.flatMap((i) => i.getNamedImports().map((n) => (n.getAliasNode() ?? n.getNameNode()).getText()));
+  if (named.includes(RESULT_TYPE) || file.getTypeAlias(RESULT_TYPE) || file.getInterface(RESULT_TYPE)) return [];
+  const kit = imports.find((i) => i.getModuleSpecifierValue() === "octet-extension" && i.getNamedImports().length > 0);
+  if (kit) {
+    const last = kit.getNamedImports().at(-1)!;
+    return [{ at: last.getEnd(), end: last.getEnd(), text: kit.isTypeOnly() ? `, ${RESULT_TYPE}` : `, type ${RESULT_TYPE}` }];
+  }
+  const line = `import type { ${RESULT_TYPE} } from "octet-extension";`;
+  if (imports.length === 0) return [{ at: 0, end: 0, text: `${line}\n` }];
+  const end = imports.at(-1)!.getEnd();
+  const newline = file.getFullText().indexOf("\n", end);
+  return newline === -1 ? [{ at: end, end, text: `\n${line}` }] : [{ at: newline + 1, end: newline + 1, text: `${line}\n` }];
 }
 
 function propertyName(node: Node, path: string): string | undefined {

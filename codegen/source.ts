@@ -56,7 +56,7 @@ export function freshSource(m: AuthorManifest): SourceUpdate {
 function sourceWith(m: AuthorManifest, handlerLines: string[]): string {
   const gen = `./${relative(dirname(m.sourceFile), m.generatedFile)}`;
   return [
-    `import { Extension } from "octet-extension";`,
+    `import { Extension${m.tools.length > 0 ? `, type ${RESULT_TYPE}` : ""} } from "octet-extension";`,
     `import { type Handlers, register } from "${gen.startsWith("./..") ? gen.slice(2) : gen}";`,
     "",
     "/** One handler per tool and command declared in manifest.toml (`bun run gen` adds stubs). */",
@@ -68,6 +68,13 @@ function sourceWith(m: AuthorManifest, handlerLines: string[]): string {
     "",
   ].join("\n");
 }
+
+/**
+ * The return type of every tool stub: written out, it makes TypeScript check
+ * the returned object's keys (`'isError' does not exist in type 'ToolResult'`),
+ * which it does not do for a return type it only infers.
+ */
+export const RESULT_TYPE = "ToolReturn";
 
 /** A property key that defines an own property whatever the name (`__proto__` needs a computed key). */
 function propertyKey(name: string): string {
@@ -87,5 +94,6 @@ export function stubText(section: Section, name: string, indent: string): string
   const what = section === "tools" ? "tool" : section === "commands" ? "command" : "shortcut";
   const message = JSON.stringify(`${what} \`${name}\` is not implemented yet`);
   const first = section === "shortcuts" ? "params" : "args";
-  return `${indent}${propertyKey(name)}: async (${first}, ctx) => {\n${indent}  throw new Error(${message});\n${indent}},\n`;
+  const returns = section === "tools" ? `: Promise<${RESULT_TYPE}>` : "";
+  return `${indent}${propertyKey(name)}: async (${first}, ctx)${returns} => {\n${indent}  throw new Error(${message});\n${indent}},\n`;
 }

@@ -167,7 +167,7 @@ export class Connection {
       // octet 0.8.x takes a result snapshot only under a tool call; octet 0.8.0's 0.2 has no such event, so only 0.4 sends it.
       if (live.session.api !== "0.4") throw apiRefusal('ext.progress({ type: "partial_result" })', "0.4", live.session.api);
       if (request.method !== "tool/call") throw new RpcError(ErrorCode.InvalidParams, "partial_result progress belongs to a tool call");
-      sent = { type: "partial_result", result: toolResult02(event.result, { outputSchema: undefined, artifacts: features.has("artifacts"), bulk: features.has("bulk_objects_v1") }) };
+      sent = { type: "partial_result", result: toolResult02(event.result, { api: live.session.api, outputSchema: undefined, artifacts: features.has("artifacts"), bulk: features.has("bulk_objects_v1") }) };
     }
     if (request.cancelled) throw cancelledError(request.reason!);
     if (request.settled) throw new RpcError(ErrorCode.ServerError, "request has already settled");

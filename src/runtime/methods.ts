@@ -70,7 +70,7 @@ function requireDeclared(session: Session, key: string, name: string, what: stri
 function toolSuccess(env: MethodEnv, tool: ToolEntry, value: unknown): unknown {
   return env.session.api === "0.1"
     ? results.toolResult01(value)
-    : results.toolResult02(value, { outputSchema: tool.definition.output_schema, artifacts: env.session.features.has("artifacts"), bulk: env.session.features.has("bulk_objects_v1") });
+    : results.toolResult02(value, { api: env.session.api, outputSchema: tool.definition.output_schema, artifacts: env.session.features.has("artifacts"), bulk: env.session.features.has("bulk_objects_v1") });
 }
 
 function toolFailure(env: MethodEnv, tool: ToolEntry, error: unknown): unknown {

@@ -54,14 +54,37 @@ export function toolErrorResult(api: ApiVersion, text: string): JsonObject {
 }
 
 const RESULT_KEYS = new Set(["content", "is_error", "metadata", "structured_content", "diagnostics"]);
+
+/** Result fields written by habit (MCP, camelCase) and the field each means. */
+const MEANT: Record<string, string> = {
+  isError: "is_error",
+  error: "is_error",
+  text: "content",
+  message: "content",
+  output: "content",
+  result: "content",
+  type: "content",
+  structuredContent: "structured_content",
+  structured: "structured_content",
+  meta: "metadata",
+  _meta: "metadata",
+};
+
+/** `-32603` for result fields the API does not define: each one, the field meant where known, and the negotiated API version. */
+function unknownResultFields(api: ApiVersion, value: JsonObject): RpcError {
+  const unknown = Object.keys(value).filter((k) => !RESULT_KEYS.has(k)).sort();
+  const hints = unknown.filter((k) => Object.hasOwn(MEANT, k)).map((k) => `"${MEANT[k]}" for "${k}"`);
+  const use = hints.length > 0 ? `; use ${hints.join(", ")}` : "";
+  return internal(`unknown API ${api} tool result fields: ${JSON.stringify(unknown)}${use} (a tool result takes ${[...RESULT_KEYS].join(", ")})`);
+}
 const PART_KEYS: Record<string, Set<string>> = {
   text: new Set(["type", "text"]),
   image: new Set(["type", "artifact_id", "mime_type", "alt"]),
   audio: new Set(["type", "artifact_id", "mime_type", "transcript"]),
 };
 
-/** API 0.2 tool result (spec §3.2, §8.6). */
-export function toolResult02(value: unknown, opts: { outputSchema: JsonObject | undefined; artifacts: boolean; bulk?: boolean }): JsonObject {
+/** API 0.2 and 0.4 tool result (spec §3.2, §8.6); `api` is the negotiated version, named in refusals. */
+export function toolResult02(value: unknown, opts: { api: ApiVersion; outputSchema: JsonObject | undefined; artifacts: boolean; bulk?: boolean }): JsonObject {
   let result: JsonObject;
   if (!isObject(value)) {
     const text = value === null || value === undefined ? undefined : pyStr(value);
@@ -69,7 +92,7 @@ export function toolResult02(value: unknown, opts: { outputSchema: JsonObject | 
   } else {
     // Loops rather than `filter`/`some` on the request path: Array methods are JS builtins that JSC compiles on first use.
     for (const key of Object.keys(value)) {
-      if (!RESULT_KEYS.has(key)) throw internal(`unknown API 0.2 tool result fields: ${JSON.stringify(Object.keys(value).filter((k) => !RESULT_KEYS.has(k)).sort())}`);
+      if (!RESULT_KEYS.has(key)) throw unknownResultFields(opts.api, value);
     }
     result = { ...value };
     if (typeof result.content === "string") result.content = [{ type: "text", text: result.content }];

@@ -58,21 +58,29 @@ export type ContentPart =
   | { type: "image"; artifact_id: string; mime_type: string; alt?: string }
   | { type: "audio"; artifact_id: string; mime_type: string; transcript?: string };
 
-/** What a tool handler may return (normalised per spec §8.4). */
-export type ToolReturn =
-  | string
-  | number
-  | boolean
-  | null
-  | undefined
-  | {
-      content?: string | ContentPart[];
-      is_error?: boolean;
-      metadata?: unknown;
-      structured_content?: unknown;
-      /** API 0.2/0.4: typed diagnostics, sent as `metadata.octet_diagnostics_v1` plus a summary text part. */
-      diagnostics?: import("./diagnostics.ts").Diagnostic[];
-    };
+/**
+ * A tool result object (spec §3.2, §8.6): only these fields, so TypeScript
+ * names a wrong one (`isError`, `text`) in a handler whose return type is
+ * `ToolReturn`, as the stubs `gen` writes are.
+ */
+export interface ToolResult {
+  /** A string is one text part; API 0.1 sends it as is. */
+  content?: string | ContentPart[];
+  is_error?: boolean;
+  metadata?: unknown;
+  /** API 0.2/0.4: required by a declared `output_schema` (unless `is_error`). */
+  structured_content?: unknown;
+  /** API 0.2/0.4: typed diagnostics, sent as `metadata.octet_diagnostics_v1` plus a summary text part. */
+  diagnostics?: import("./diagnostics.ts").Diagnostic[];
+}
+
+/**
+ * What a tool handler may return (normalised per spec §8.4): a string is the
+ * result's text, `null`/`undefined` an empty result. Numbers and booleans are
+ * left out on purpose (docs/manifest.md, "Tool results"): return `String(n)` or a
+ * result object.
+ */
+export type ToolReturn = string | null | undefined | ToolResult;
 
 /** A user-facing notification (spec §4.1). */
 export interface NotificationParams {

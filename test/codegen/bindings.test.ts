@@ -75,9 +75,9 @@ describe("gen: flags, shortcuts and the menu", () => {
     expect(typecheck([source])).toEqual([]);
     const implemented = read(dir, "src/extension.ts")
       .replace('import { type Handlers, register } from "./extension.gen.ts";', 'import { flags, type Handlers, register } from "./extension.gen.ts";\n\nconst ext = new Extension();')
-      .replace(/plan: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, "plan: () => { const f = flags(ext); return `plan for ${f.region}, ${f.retries} retries${f[\"dry-run\"] ? \" (dry run)\" : \"\"}`; },")
-      .replace(/deploy: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, "deploy: (args) => `deploying ${args.join(\" \")}`,")
-      .replace(/status: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, 'status: () => "green",')
+      .replace(/plan: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, "plan: () => { const f = flags(ext); return `plan for ${f.region}, ${f.retries} retries${f[\"dry-run\"] ? \" (dry run)\" : \"\"}`; },")
+      .replace(/deploy: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, "deploy: (args) => `deploying ${args.join(\" \")}`,")
+      .replace(/status: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, 'status: () => "green",')
       .replace(/open_panel: async \(params, ctx\) => \{[\s\S]*?\n {4}\},/, "open_panel: (params) => `opened by ${params.name}`,")
       .replace(/menu: async \(params, ctx\) => \{[\s\S]*?\n {2}\},/, 'menu: () => ({ items: [{ id: "eu", label: "Deploy to eu", command: "deploy", arguments: ["eu"] }] }),')
       .replace("await register(new Extension(), handlers).run();", "await register(ext, handlers).run();");

@@ -87,9 +87,10 @@ describe("octet-extension gen", () => {
     const inserted = after.indexOf("    alerts: async");
     expect(inserted).toBeGreaterThan(-1);
     // The stub is indented like its siblings and ends in a comma, as the author's handlers do.
-    expect(after.slice(inserted)).toStartWith('    alerts: async (args, ctx) => {\n      throw new Error("tool `alerts` is not implemented yet");\n    },\n  },');
+    expect(after.slice(inserted)).toStartWith('    alerts: async (args, ctx): Promise<ToolReturn> => {\n      throw new Error("tool `alerts` is not implemented yet");\n    },\n  },');
     const stubEnd = after.indexOf("},\n", after.indexOf("throw new Error", inserted)) + 3;
-    expect(after.slice(0, inserted) + after.slice(stubEnd)).toBe(edited);
+    // Besides the stub, only the import of the stub's return type was added.
+    expect(after.slice(0, inserted) + after.slice(stubEnd)).toBe(edited.replace('import { Extension } from "octet-extension";', 'import { Extension, type ToolReturn } from "octet-extension";'));
     const logs: string[] = [];
     writeFileSync(join(dir, "manifest.toml"), WEATHER.replace(/\[tools\.get_forecast\][\s\S]*?\n\n/, ""));
     const removed = await gen(dir, { log: (m) => logs.push(m) });
@@ -182,7 +183,7 @@ describe("the generated module makes the type checker enforce the declarations",
     ["all handlers present and typed", (s) => s, undefined],
     ["a missing handler", (s) => s.replace(/\n {4}weather: async[\s\S]*?\n {4}\},\n/, "\n"), 2741],
     ["an extra handler", (s) => s.replace("commands: {", 'commands: {\n    extra: () => "x",'), 2353],
-    ["a handler whose argument type does not match its schema", (s) => s.replace("get_forecast: async (args, ctx) =>", "get_forecast: async (args: { city: number }, ctx: unknown) =>"), 2322],
+    ["a handler whose argument type does not match its schema", (s) => s.replace("get_forecast: async (args, ctx): Promise<ToolReturn> =>", "get_forecast: async (args: { city: number }, ctx: unknown): Promise<ToolReturn> =>"), 2322],
   ];
   test.each(variants)("%s", async (_name, edit, expected) => {
     const dir = project("weather", WEATHER);

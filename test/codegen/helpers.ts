@@ -25,8 +25,8 @@ export function project(name: string, manifest: string): string {
   return dir;
 }
 
-/** Type-check `files` with this repo's settings; returns the diagnostics' codes and texts. */
-export function typecheck(files: string[]): { code: number; text: string }[] {
+/** Type-check `files` with this repo's settings; returns the diagnostics' codes, texts and files. */
+export function typecheck(files: string[]): { code: number; text: string; file?: string }[] {
   const program = ts.createProgram(files, {
     strict: true,
     noEmit: true,
@@ -39,7 +39,7 @@ export function typecheck(files: string[]): { code: number; text: string }[] {
     typeRoots: [join(REPO, "node_modules", "@types")],
     paths: { "octet-extension": [join(REPO, "src/index.ts")] },
   });
-  return ts.getPreEmitDiagnostics(program).map((d) => ({ code: d.code, text: ts.flattenDiagnosticMessageText(d.messageText, "\n") }));
+  return ts.getPreEmitDiagnostics(program).map((d) => ({ code: d.code, text: ts.flattenDiagnosticMessageText(d.messageText, "\n"), file: d.file?.fileName }));
 }
 
 export const WEATHER = `name = "weather"
@@ -73,8 +73,8 @@ export async function weatherProject04(): Promise<string> {
   writeFileSync(
     source,
     readFileSync(source, "utf8")
-      .replace(/get_forecast: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, "get_forecast: (args) => `Sunny in ${args.city}`,")
-      .replace(/weather: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, 'weather: () => "ok",'),
+      .replace(/get_forecast: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, "get_forecast: (args) => `Sunny in ${args.city}`,")
+      .replace(/weather: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, 'weather: () => "ok",'),
   );
   return dir;
 }

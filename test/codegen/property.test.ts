@@ -81,7 +81,7 @@ test("property: random manifest edits keep every handler body byte for byte; tsc
     let text = readFileSync(source, "utf8");
     for (const name of [...bodies.keys()]) {
       if (tools.has(name)) continue;
-      text = text.replace(new RegExp(`\\n\\s*${name}: async \\(args, ctx\\) => \\{[\\s\\S]*?\\n\\s*\\},?`), "");
+      text = text.replace(new RegExp(`\\n\\s*${name}: async \\(args, ctx\\)[^=]* => \\{[\\s\\S]*?\\n\\s*\\},?`), "");
       bodies.delete(name);
     }
     writeFileSync(source, text);

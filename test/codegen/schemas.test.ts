@@ -27,7 +27,7 @@ describe("schemas in the generated module", () => {
     const module = read(dir, "src/extension.gen.ts");
     expect(module).toContain("export interface TripArgs {\n  from: number;\n  to: {\n    city: string;\n  };\n}");
     expect(module).toContain("export interface HelloArgs {\n  who: string;\n}");
-    writeFileSync(join(dir, "src/extension.ts"), read(dir, "src/extension.ts").replace(/hello: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, "hello: (args) => args.who,").replace(/trip: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, "trip: (args) => `${args.from + 1} ${args.to.city}`,"));
+    writeFileSync(join(dir, "src/extension.ts"), read(dir, "src/extension.ts").replace(/hello: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, "hello: (args) => args.who,").replace(/trip: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, "trip: (args) => `${args.from + 1} ${args.to.city}`,"));
     expect(typecheck([join(dir, "src/extension.ts")])).toEqual([]);
   });
 
@@ -59,13 +59,13 @@ describe("schemas in the generated module", () => {
     const dir = project("shapes", `${HEAD}[tools.__proto__]\ndescription = "Proto"\nparameters = { type = "object", properties = { constructor = { type = "string" } }, required = ["constructor"] }\n\n[tools.constructor]\ndescription = "Ctor"\n\n[tools.toString]\ndescription = "ToString"\n`);
     await gen(dir);
     const source = read(dir, "src/extension.ts");
-    expect(source).toContain('["__proto__"]: async (args, ctx) => {');
+    expect(source).toContain('["__proto__"]: async (args, ctx): Promise<ToolReturn> => {');
     writeFileSync(
       join(dir, "src/extension.ts"),
       source
-        .replace(/\["__proto__"\]: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, '["__proto__"]: (args) => `proto ${args.constructor}`,')
-        .replace(/constructor: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, 'constructor: () => "ctor",')
-        .replace(/toString: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, 'toString: () => "str",'),
+        .replace(/\["__proto__"\]: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, '["__proto__"]: (args) => `proto ${args.constructor}`,')
+        .replace(/constructor: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, 'constructor: () => "ctor",')
+        .replace(/toString: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, 'toString: () => "str",'),
     );
     expect(typecheck([join(dir, "src/extension.ts")])).toEqual([]);
     expect((await gen(dir, { check: true })).changed).toEqual([]);
@@ -90,8 +90,8 @@ describe("the runtime keeps the generated types: arguments are checked before th
     writeFileSync(
       join(dir, "src/extension.ts"),
       read(dir, "src/extension.ts")
-        .replace(/forecast: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, "forecast: (args) => `call ${++calls}: ${args.city}`,")
-        .replace(/raw: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, "raw: (args) => `raw got ${JSON.stringify(args)}`,")
+        .replace(/forecast: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, "forecast: (args) => `call ${++calls}: ${args.city}`,")
+        .replace(/raw: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, "raw: (args) => `raw got ${JSON.stringify(args)}`,")
         .replace("export const handlers", "let calls = 0;\n\nexport const handlers"),
     );
     expect(typecheck([join(dir, "src/extension.ts")])).toEqual([]);
@@ -132,7 +132,7 @@ describe("integers beyond 2^53: bigint in the generated types and through the va
       "export interface IdsArgs {\n  id: number | bigint;\n  small?: number;\n  half?: number | bigint;\n  ratio?: number;\n  amount?: number | bigint;\n  either?: (number | bigint) | string;\n  list?: (number | bigint)[];\n  level?: 1 | 2;\n}",
     );
     // Arithmetic on a number | bigint needs narrowing, and the type checker says so.
-    writeFileSync(join(dir, "src/extension.ts"), read(dir, "src/extension.ts").replace(/ids: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, "ids: (args) => `${args.id + 1}`,"));
+    writeFileSync(join(dir, "src/extension.ts"), read(dir, "src/extension.ts").replace(/ids: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, "ids: (args) => `${args.id + 1}`,"));
     expect(typecheck([join(dir, "src/extension.ts")]).length).toBeGreaterThan(0);
     writeFileSync(
       join(dir, "src/extension.ts"),

@@ -125,7 +125,7 @@ describe("conformance fixture: plain tools (4.1)", () => {
       empty: "tool result content must not be empty",
       no_text: "image content requires artifacts negotiation",
       media: "image content requires artifacts negotiation",
-      unknown_field: 'unknown API 0.2 tool result fields: ["extra"]',
+      unknown_field: 'unknown API 0.2 tool result fields: ["extra"] (a tool result takes content, is_error, metadata, structured_content, diagnostics)',
       unknown_part_field: "unknown text content fields",
       unknown_part_type: "unknown tool result content type: video",
       structured_no_schema: "structured_content requires a declared output_schema",

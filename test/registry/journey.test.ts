@@ -95,10 +95,10 @@ async function authorLoop(s: Session, dir: string, runScript: (name: string) => 
   expect(await s.step(runScript("gen"), dir)).toContain("added stub for tools.get_forecast");
   const source = join(dir, "src/extension.ts");
   const withStub = readFileSync(source, "utf8");
-  expect(withStub).toContain('    get_forecast: async (args, ctx) => {\n      throw new Error("tool `get_forecast` is not implemented yet");\n    },\n');
-  const implemented = withStub.replace(/get_forecast: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, "get_forecast: (args) => `Sunny in ${args.city} for ${args.days ?? 1} day(s)`,");
+  expect(withStub).toContain('    get_forecast: async (args, ctx): Promise<ToolReturn> => {\n      throw new Error("tool `get_forecast` is not implemented yet");\n    },\n');
+  const implemented = withStub.replace(/get_forecast: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, "get_forecast: (args) => `Sunny in ${args.city} for ${args.days ?? 1} day(s)`,");
   // A type error is caught by typecheck, and build refuses to ship it.
-  writeFileSync(source, withStub.replace(/get_forecast: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, "get_forecast: (args) => {\n      const oops: number = args.city;\n      return `${oops}`;\n    },"));
+  writeFileSync(source, withStub.replace(/get_forecast: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, "get_forecast: (args) => {\n      const oops: number = args.city;\n      return `${oops}`;\n    },"));
   expect(await s.fails(runScript("typecheck"), dir)).toContain("error TS");
   expect(await s.fails(runScript("build"), dir)).toContain("the project does not type-check");
   expect(existsSync(join(dir, "dist"))).toBe(false);

@@ -54,7 +54,7 @@ test("dev: build and install, reinstall after an edit, keep the previous install
   expect(gen.exitCode).toBe(0);
   const source = join(dir, "src/extension.ts");
   const stub = readFileSync(source, "utf8");
-  const write = (greeting: string) => writeFileSync(source, stub.replace(/greet: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, `greet: (args) => \`${greeting}, \${args.name ?? "you"}!\`,`));
+  const write = (greeting: string) => writeFileSync(source, stub.replace(/greet: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, `greet: (args) => \`${greeting}, \${args.name ?? "you"}!\`,`));
   write("Hello");
   const into = temporaryDirectory("dev-extensions-");
   const dev = startDev(dir, into);

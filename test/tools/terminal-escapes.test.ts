@@ -91,7 +91,7 @@ describe("an extension's text is printed with its controls made visible", () => 
     const dir = project("hostile-dev", `name = "hostile-dev"\nversion = "0.1.0"\napi_version = "0.4"\n\n[tools.shout]\ndescription = "Shout"\nparameters = { type = "object" }\n`);
     expect(run(["gen", "--dir", dir]).code).toBe(0);
     const source = join(dir, "src/extension.ts");
-    writeFileSync(source, readFileSync(source, "utf8").replace(/shout: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, `shout: () => ${JSON.stringify(`shout:${HOSTILE}`)},`));
+    writeFileSync(source, readFileSync(source, "utf8").replace(/shout: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, `shout: () => ${JSON.stringify(`shout:${HOSTILE}`)},`));
     const into = temporaryDirectory("hostile-dev-into-");
     const { code, out, err } = run(["dev", "--dir", dir, "--into", into, "--once", "--call", "shout", "{}"]);
     expect(firstControl(out)).toBeUndefined();
