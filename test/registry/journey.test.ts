@@ -1,6 +1,6 @@
 /**
  * From zero to a shipped extension, as a stranger does it (issue 10): the
- * three packages are packed as `npm publish` would upload them and published
+ * four packages are packed as `npm publish` would upload them and published
  * to a private Verdaccio on loopback together with every third-party package
  * they need (from npm's cache: nothing leaves the machine). Then, in an empty
  * directory with a HOME of its own and nothing from this checkout on PATH,
@@ -8,7 +8,7 @@
  * Node and npm — and the built bundle is started as octet starts it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TestHost, temporaryDirectory } from "octet-extension/testing";
 import { pack } from "../../scripts/pack.ts";
@@ -163,6 +163,7 @@ describe("the README's front door, against a registry", () => {
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
     expect(pkg.devDependencies.bun).toBeUndefined();
     expect(await s.step("bun install", dir)).toContain("wrote extension.toml");
+    expectNoNativeHost(dir);
     await authorLoop(s, dir, (name) => `bun run ${name}`, "bun run test");
     console.log(`journey (bun): ${Object.entries(s.timings).map(([c, t]) => `${c} ${t.toFixed(1)} s`).join("; ")}`);
   }, 300_000);
@@ -181,7 +182,82 @@ describe("the README's front door, against a registry", () => {
     const dir = join(work, "weather");
     expect(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).devDependencies.bun).toBe("1.4.4");
     expect(await s.step("npm install", dir)).toContain("wrote extension.toml");
+    expectNoNativeHost(dir);
     await authorLoop(s, dir, (name) => `npm run ${name}`, "npm test");
     console.log(`journey (npm): ${Object.entries(s.timings).map(([c, t]) => `${c} ${t.toFixed(1)} s`).join("; ")}`);
   }, 300_000);
+});
+
+/** The scaffold's dependency tree holds no native-host code: no client, no double, no bin (issue 26). */
+function expectNoNativeHost(dir: string): void {
+  const modules = join(dir, "node_modules");
+  expect(existsSync(join(modules, "octet-extension/package.json"))).toBe(true);
+  expect(existsSync(join(modules, "octet-native-host"))).toBe(false);
+  expect(existsSync(join(modules, ".bin/octet-host-double"))).toBe(false);
+  expect(readdirSync(join(modules, "octet-extension")).filter((f) => /native-host|host-double|^bin$/.test(f))).toEqual([]);
+}
+
+/** The files of a published tarball, as the registry serves it (without npm's `package/` prefix). */
+async function publishedFiles(name: string, version = "0.1.0"): Promise<string[]> {
+  const document = (await (await fetch(`${registry.url}${name}`)).json()) as { versions: Record<string, { dist: { tarball: string } }> };
+  const tarball = join(temporaryDirectory("journey-tarball-"), `${name}.tgz`);
+  await Bun.write(tarball, await fetch(document.versions[version]!.dist.tarball));
+  const listing = Bun.spawnSync(["tar", "-tzf", tarball], { stdout: "pipe", stderr: "pipe" });
+  expect(listing.exitCode).toBe(0);
+  return listing.stdout.toString().split("\n").filter((line) => line !== "").map((line) => line.replace(/^package\//, ""));
+}
+
+/** An application's first script: the client launches the package's own double, handshakes, lists models, runs a prompt. */
+const NATIVE_HOST_APP = `import { join } from "node:path";
+import { minimalEnv, NativeHost } from "octet-native-host";
+import { hostDoublePath, scenarioEnv } from "octet-native-host/testing";
+
+const host = await NativeHost.launch({
+  path: join(process.cwd(), "node_modules/.bin/octet-host-double"),
+  cwd: process.cwd(),
+  env: { ...minimalEnv(), ...scenarioEnv({ runs: [[{ defaultRun: true, answer: "Hello from the double" }]] }) },
+});
+console.log(\`hello protocol \${host.hello.protocolVersion}, octet \${host.hello.sdkVersion}\`);
+console.log(\`double at \${hostDoublePath.split("/").slice(-3).join("/")}\`);
+const models = await host.models({ offline: true });
+console.log(\`models \${models.map((m) => m.id).join(" ")}\`);
+const run = host.run({ workspace: process.cwd(), model: "gpt-5.6", prompt: "hi" });
+let streamed = "";
+for await (const event of run) if (event.type === "model_delta" && event.data.channel === "text") streamed += event.data.text;
+const result = await run.result;
+console.log(\`run \${result.status}: \${streamed}\`);
+console.log(\`exit \${JSON.stringify(await host.shutdown())}\`);
+`;
+
+describe("octet-native-host, its own package, against the registry", () => {
+  test("published beside the others: octet-extension's tarball holds no native-host code; octet-native-host's holds the client, the double and its bin", async () => {
+    expect(published).toContain("octet-native-host@0.1.0");
+    const runtime = await publishedFiles("octet-extension");
+    expect(runtime).toContain("index.ts");
+    expect(runtime.filter((f) => /(^|\/)(native-host|host-double|bin)\//.test(f))).toEqual([]);
+    const nativeHost = await publishedFiles("octet-native-host");
+    for (const file of ["package.json", "client/index.ts", "host-double/index.ts", "host-double/main.ts", "bin/octet-host-double"]) expect(nativeHost).toContain(file);
+    const manifest = ((await (await fetch(`${registry.url}octet-native-host`)).json()) as { versions: Record<string, Record<string, unknown>> }).versions["0.1.0"]!;
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(manifest.bin).toEqual({ "octet-host-double": "./bin/octet-host-double" });
+  });
+
+  test("with only Bun: bun add octet-native-host in an empty directory → a script drives the package's own octet-host-double", async () => {
+    const bin = pathDir({ bun: BUN_BINARY });
+    const home = temporaryDirectory("journey-home-");
+    writeClientConfig(home, registry.url);
+    const work = temporaryDirectory("journey-work-");
+    const s = session(bin, home, work);
+    writeFileSync(join(work, "package.json"), JSON.stringify({ name: "embedding-app", private: true, type: "module" }));
+    await s.step("bun add octet-native-host");
+    expect(existsSync(join(work, "node_modules/.bin/octet-host-double"))).toBe(true);
+    expect(existsSync(join(work, "node_modules/octet-extension"))).toBe(false);
+    writeFileSync(join(work, "app.ts"), NATIVE_HOST_APP);
+    const output = await s.step("bun app.ts");
+    expect(output).toContain("hello protocol 1, octet 0.8.0");
+    expect(output).toContain("double at octet-native-host/bin/octet-host-double");
+    expect(output).toContain("models claude-sonnet-4.5 gpt-5.6 gpt-audio-1.5");
+    expect(output).toContain("run completed: Hello from the double");
+    expect(output).toContain('exit {"code":0,"signal":null}');
+  }, 120_000);
 });
