@@ -19,6 +19,7 @@ const FIXTURE = new URL("./fixtures/launcher-stdout", import.meta.url).pathname;
 const DEV = join(FIXTURE, "dev");
 const DIRECT = join(FIXTURE, "direct");
 const EXAMPLES = new URL("../examples", import.meta.url).pathname;
+const EARLY_SEAL = new URL("./fixtures/early-seal/early-seal-v02", import.meta.url).pathname;
 const JUNK = ["junk process.stdout.write", "junk fs.writeSync", "junk console.log"];
 
 /** The extension's frames as the host read them: every one JSON-RPC 2.0, none carrying the junk. */
@@ -144,5 +145,14 @@ describe("OCTET_EXTENSION_PROTOCOL_FD (read once, then removed from the environm
 
   test("set for another process with the redirections in place (a program in between that did not exec), it is used", async () => {
     await through(`OCTET_EXTENSION_PROTOCOL_FD=3:1 exec "$OCTET_EXTENSION_DIR"/extension 3>&1 1>&2`);
+  });
+
+  test("with octet-extension/seal under a launcher, the seal at import takes the launcher's descriptor: every early write is a log line", async () => {
+    const host = await ready(EARLY_SEAL, { entrypoint: { command: "sh", args: ["-c", `OCTET_EXTENSION_PROTOCOL_FD="3:$$" exec "$OCTET_EXTENSION_DIR"/extension 3>&1 1>&2`] } });
+    expect(await host.callTool("echo", { text: "fine" })).toMatchObject({ content: [{ text: "fine" }] });
+    expect(await host.shutdown()).toBe(0);
+    expectCleanStreams(host);
+    const early = host.logs().filter((r) => typeof r.message === "string" && (r.message as string).startsWith("early "));
+    expect(early.map((r) => r.message).sort()).toEqual(["early Bun.write", "early child", "early console.log", "early fs.writeSync", "early process.stdout.write", "early raw stderr"]);
   });
 });
