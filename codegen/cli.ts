@@ -29,6 +29,8 @@ const USAGE = `usage: octet-extension <command> [--dir DIR] [--debug] ...
                              stdout purity, initialize, cancellation, 64 in flight, shutdown, EOF (exit 1 on a failure);
                              calls use arguments generated from the tool's schema (or --tool/--args), and a probe
                              whose calls were all refused before the handler ran fails as NOT EXERCISED
+  import PATH [--force]      port the extension in PATH: write manifest.toml from its extension.toml and initialize
+                             reply (a different manifest.toml only with --force, kept as manifest.toml.bak), then gen
 `;
 
 function option(args: string[], name: string): string | undefined {
@@ -139,6 +141,12 @@ async function main(args: string[], commandLine: string[] | undefined): Promise<
       const callArgs = option(args, "--args");
       const allowUnexercised = flag(args, "--allow-unexercised");
       return await conformance(dir, commandLine, (line) => console.log(line), { ...(tool === undefined ? {} : { tool }), ...(callArgs === undefined ? {} : { args: callArgs }), allowUnexercised });
+    }
+    case "import": {
+      const from = args.find((arg) => !arg.startsWith("--"));
+      if (!from) throw new ToolError("usage: octet-extension import PATH [--force] [--dir DIR]: PATH is the directory of the extension to port");
+      const { importExtension } = await import("./import.ts");
+      return await importExtension(from, dir, { force: flag(args, "--force"), print: (line) => console.log(line) });
     }
     default:
       console.error(USAGE);
