@@ -12,6 +12,8 @@
 import { createInterface, type Interface } from "node:readline";
 import { resolve } from "node:path";
 import { MutableOutput } from "./mutable-output.ts";
+import { sampleArguments } from "./sample-arguments.ts";
+import { TabEndsRead } from "./tab-input.ts";
 import { escapeControls } from "./terminal-text.ts";
 import { SECRET_PLACEHOLDER, secretRedactor, TestHost, type TranscriptEntry } from "octet-extension/testing";
 
@@ -27,31 +29,9 @@ const HELP = `commands:
   quit                    shut the extension down and leave (also Ctrl-D)
 Ctrl-C cancels the running call; at the prompt, press it twice to leave.`;
 
-/** A JSON value matching `schema` to start editing from. */
+/** Arguments to start editing from: every property, each value one `schema` accepts (sample-arguments.ts). */
 export function skeleton(schema: unknown): unknown {
-  if (typeof schema !== "object" || schema === null) return {};
-  const s = schema as Obj;
-  if ("const" in s) return s.const;
-  if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
-  if ("default" in s) return s.default;
-  const type = Array.isArray(s.type) ? s.type[0] : s.type;
-  switch (type) {
-    case "string":
-      return "";
-    case "integer":
-    case "number":
-      return typeof s.minimum === "number" ? s.minimum : 0;
-    case "boolean":
-      return false;
-    case "array":
-      return [];
-    case "null":
-      return null;
-    default: {
-      const properties = (s.properties ?? {}) as Obj;
-      return Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, skeleton(value)]));
-    }
-  }
+  return sampleArguments(schema ?? { type: "object" }, { optional: true })?.value ?? {};
 }
 
 /** A one-line progress bar for a `$/progress` status event. */
@@ -135,8 +115,9 @@ export async function inspect(dir: string, input: NodeJS.ReadableStream = proces
   }
 
   const words = () => ["tools", "commands", "call ", "frames on", "frames off", "help", "quit", ...commands.map((c) => `/${String(c.name)}`)];
+  const keys = new TabEndsRead(input);
   rl = createInterface({
-    input,
+    input: keys,
     output: screen as unknown as NodeJS.WritableStream,
     prompt: "octet> ",
     terminal: true,
@@ -154,6 +135,7 @@ export async function inspect(dir: string, input: NodeJS.ReadableStream = proces
   const closed = new Promise<void>((done) =>
     rl!.once("close", () => {
       rl = undefined; // what arrives from now on (the shutdown) is printed plainly
+      keys.detach();
       done();
     }),
   );
