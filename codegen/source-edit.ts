@@ -1,10 +1,11 @@
 import { IndentationText, Node, Project, QuoteKind, type ObjectLiteralExpression, type SourceFile } from "ts-morph";
+import { LIFECYCLE_METHODS } from "octet-extension/protocol";
 import type { AuthorManifest } from "./manifest.ts";
-import { menuStubText, RESULT_TYPE, type Section, SourceError, type SourceUpdate, stubText } from "./source.ts";
+import { declaredSlots, singleStubText, SourceError, type SourceUpdate, stubText, stubTypeNames } from "./source.ts";
 
 /**
  * Keep the author's existing source file in step with the declarations, with
- * ts-morph: add a typed stub for each new tool or command to the `handlers`
+ * ts-morph: add a typed stub for each new declaration to the `handlers`
  * object, never touch an existing handler or any other code, and report
  * handlers whose declaration is gone (the type checker rejects them until
  * removed).
@@ -29,16 +30,21 @@ export function updateSource(m: AuthorManifest, text: string): SourceUpdate {
   const handlers = handlersObject(file, m.sourceFile);
   const added: string[] = [];
   const orphans: string[] = [];
-  const sections: [Section, string[]][] = [
-    ["tools", m.tools.map((t) => t.name)],
-    ["commands", m.commands.map((c) => c.name)],
-    ["shortcuts", m.shortcuts.map((s) => s.name)],
-  ];
   // Edits are computed on the original text and spliced in from the end, so
   // nothing but the inserted stubs (and a comma after the last handler) changes.
   const edits: { at: number; end: number; text: string }[] = [];
   const missingSections: string[] = [];
-  for (const [section, declared] of sections) {
+  for (const slot of declaredSlots(m)) {
+    if ("single" in slot) {
+      const present = handlers.getProperty(slot.single) !== undefined;
+      if (slot.declared && !present) {
+        added.push(slot.single);
+        missingSections.push(singleStubText(slot.single, ""));
+      }
+      if (!slot.declared && present) orphans.push(slot.single);
+      continue;
+    }
+    const { section, names: declared } = slot;
     const object = sectionObject(handlers, section, m.sourceFile);
     const present = object ? new Set(object.getProperties().map((p) => propertyName(p, m.sourceFile)).filter((n): n is string => n !== undefined)) : new Set<string>();
     const missing = declared.filter((name) => !present.has(name));
@@ -51,14 +57,8 @@ export function updateSource(m: AuthorManifest, text: string): SourceUpdate {
     }
     edits.push(...insertProperties(text, object, missing.map((name) => (indent: string) => stubText(section, name, indent))));
   }
-  if (added.some((name) => name.startsWith("tools."))) edits.push(...resultTypeImport(file));
-  const menuDeclared = m.contributes.menu === true;
-  const hasMenu = handlers.getProperty("menu") !== undefined;
-  if (menuDeclared && !hasMenu) {
-    added.push("menu");
-    missingSections.push(menuStubText(""));
-  }
-  if (!menuDeclared && hasMenu) orphans.push("menu");
+  orphans.push(...lifecycleOrphans(m, handlers));
+  edits.push(...typeImports(file, stubTypeNames(added)));
   if (missingSections.length > 0) {
     edits.push(...insertProperties(text, handlers, missingSections.map((block) => (indent: string) => block.replace(/^(?=.)/gm, indent))));
   }
@@ -93,17 +93,32 @@ function insertProperties(text: string, object: ObjectLiteralExpression, render:
   return edits;
 }
 
-/** The import tool stubs need for their return type, unless the file already has that name. */
-function resultTypeImport(file: SourceFile): { at: number; end: number; text: string }[] {
+/**
+ * Lifecycle observers are optional and not declared: an event octet does not
+ * send is an orphan, and so is the whole slot before API 0.2.
+ */
+function lifecycleOrphans(m: AuthorManifest, handlers: ObjectLiteralExpression): string[] {
+  const property = handlers.getProperty("lifecycle");
+  if (!property) return [];
+  if (m.apiVersion === "0.1") return ["lifecycle"];
+  const value = Node.isPropertyAssignment(property) ? property.getInitializer() : undefined;
+  if (!value || !Node.isObjectLiteralExpression(value)) return [];
+  const names = value.getProperties().map((p) => propertyName(p, m.sourceFile)).filter((n): n is string => n !== undefined);
+  return names.filter((name) => !(LIFECYCLE_METHODS as readonly string[]).includes(name)).map((name) => `lifecycle.${name}`);
+}
+
+/** The import the stubs need for their return types (`names`), but for names the file already has. */
+function typeImports(file: SourceFile, names: string[]): { at: number; end: number; text: string }[] {
   const imports = file.getImportDeclarations();
   const named = imports.flatMap((i) => i.getNamedImports().map((n) => (n.getAliasNode() ?? n.getNameNode()).getText()));
-  if (named.includes(RESULT_TYPE) || file.getTypeAlias(RESULT_TYPE) || file.getInterface(RESULT_TYPE)) return [];
+  const wanted = names.filter((name) => !named.includes(name) && !file.getTypeAlias(name) && !file.getInterface(name));
+  if (wanted.length === 0) return [];
   const kit = imports.find((i) => i.getModuleSpecifierValue() === "octet-extension" && i.getNamedImports().length > 0);
   if (kit) {
     const last = kit.getNamedImports().at(-1)!;
-    return [{ at: last.getEnd(), end: last.getEnd(), text: kit.isTypeOnly() ? `, ${RESULT_TYPE}` : `, type ${RESULT_TYPE}` }];
+    return [{ at: last.getEnd(), end: last.getEnd(), text: wanted.map((name) => (kit.isTypeOnly() ? `, ${name}` : `, type ${name}`)).join("") }];
   }
-  const line = `import type { ${RESULT_TYPE} } from "octet-extension";`;
+  const line = `import type { ${wanted.join(", ")} } from "octet-extension";`;
   if (imports.length === 0) return [{ at: 0, end: 0, text: `${line}\n` }];
   const end = imports.at(-1)!.getEnd();
   const newline = file.getFullText().indexOf("\n", end);

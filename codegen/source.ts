@@ -1,5 +1,6 @@
 import { dirname, relative } from "node:path";
 import { ToolError } from "./errors.ts";
+import { declaredKinds } from "./kind-slots.ts";
 import type { AuthorManifest } from "./manifest.ts";
 
 /**
@@ -17,7 +18,7 @@ export interface SourceUpdate {
   /** New text, or undefined when nothing changes. */
   text: string | undefined;
   added: string[];
-  /** `tools.x` / `commands.y` handlers with no declaration. */
+  /** `tools.x` / `hooks.y` / `context` … handlers with no declaration. */
   orphans: string[];
 }
 
@@ -25,7 +26,7 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** A new source file for an extension with no handlers yet. */
 export function initialSource(m: AuthorManifest): string {
-  return sourceWith(m, ["  tools: {},", "  commands: {},"]);
+  return sourceWith(m, ["  tools: {},", "  commands: {},"], []);
 }
 
 /**
@@ -36,30 +37,31 @@ export function initialSource(m: AuthorManifest): string {
 export function freshSource(m: AuthorManifest): SourceUpdate {
   const added: string[] = [];
   const lines: string[] = [];
-  const stubs = (section: Section, names: string[], indent: string) => {
+  for (const slot of declaredSlots(m)) {
+    if ("single" in slot) {
+      if (!slot.declared) continue;
+      added.push(slot.single);
+      lines.push(singleStubText(slot.single, "  ").slice(0, -1));
+      continue;
+    }
+    const { section, names } = slot;
+    if (names.length === 0) {
+      if (section === "tools" || section === "commands") lines.push(`  ${section}: {},`);
+      continue;
+    }
     for (const name of names) added.push(`${section}.${name}`);
-    return names.map((name) => stubText(section, name, indent)).join("");
-  };
-  const tools = m.tools.map((t) => t.name);
-  const commands = m.commands.map((c) => c.name);
-  const shortcuts = m.shortcuts.map((s) => s.name);
-  lines.push(tools.length === 0 ? "  tools: {}," : `  tools: {\n${stubs("tools", tools, "    ")}  },`);
-  lines.push(commands.length === 0 ? "  commands: {}," : `  commands: {\n${stubs("commands", commands, "    ")}  },`);
-  if (shortcuts.length > 0) lines.push(`  shortcuts: {\n${stubs("shortcuts", shortcuts, "    ")}  },`);
-  if (m.contributes.menu === true) {
-    added.push("menu");
-    lines.push(menuStubText("  ").slice(0, -1));
+    lines.push(`  ${section}: {\n${names.map((name) => stubText(section, name, "    ")).join("")}  },`);
   }
-  return { text: sourceWith(m, lines), added, orphans: [] };
+  return { text: sourceWith(m, lines, stubTypeNames(added)), added, orphans: [] };
 }
 
-function sourceWith(m: AuthorManifest, handlerLines: string[]): string {
+function sourceWith(m: AuthorManifest, handlerLines: string[], types: string[]): string {
   const gen = `./${relative(dirname(m.sourceFile), m.generatedFile)}`;
   return [
-    `import { Extension${m.tools.length > 0 ? `, type ${RESULT_TYPE}` : ""} } from "octet-extension";`,
+    `import { Extension${types.map((name) => `, type ${name}`).join("")} } from "octet-extension";`,
     `import { type Handlers, register } from "${gen.startsWith("./..") ? gen.slice(2) : gen}";`,
     "",
-    "/** One handler per tool and command declared in manifest.toml (`bun run gen` adds stubs). */",
+    "/** One handler per kind declared in manifest.toml (`bun run gen` adds stubs; docs/kinds.md). */",
     "export const handlers = {",
     ...handlerLines,
     "} satisfies Handlers;",
@@ -76,24 +78,71 @@ function sourceWith(m: AuthorManifest, handlerLines: string[]): string {
  */
 export const RESULT_TYPE = "ToolReturn";
 
+/** The type each slot's stubs name as their return type, as the stub annotates it. */
+const STUB_TYPES: Record<string, string> = { tools: RESULT_TYPE, hooks: "HookResult", ui: "StatusItem", context: "ContextEntry", tool_renderers: "RenderResult" };
+
+/** The types the stubs in `added` name, to import from octet-extension, in order of first use. */
+export function stubTypeNames(added: string[]): string[] {
+  const names: string[] = [];
+  for (const stub of added) {
+    const name = STUB_TYPES[stub.split(".")[0]!];
+    if (name !== undefined && !names.includes(name)) names.push(name);
+  }
+  return names;
+}
+
 /** A property key that defines an own property whatever the name (`__proto__` needs a computed key). */
 function propertyKey(name: string): string {
   if (name === "__proto__") return '["__proto__"]';
   return IDENTIFIER.test(name) ? name : JSON.stringify(name);
 }
 
-export type Section = "tools" | "commands" | "shortcuts";
+/** Slots holding one handler per name. */
+export type Section = "tools" | "commands" | "shortcuts" | "hooks" | "ui" | "tool_renderers";
+/** Slots holding one handler. */
+export type Single = "menu" | "context";
+export type Slot = { section: Section; names: string[] } | { single: Single; declared: boolean };
 
-/** The `menu` handler stub, each line indented by `indent`, ending in ",\n". */
-export function menuStubText(indent: string): string {
-  return `${indent}menu: async (params, ctx) => {\n${indent}  throw new Error("the menu is not implemented yet");\n${indent}},\n`;
+/** Every handler slot with what the manifest declares in it, in the order gen writes them (docs/kinds.md). */
+export function declaredSlots(m: AuthorManifest): Slot[] {
+  const kinds = declaredKinds(m);
+  return [
+    { section: "tools", names: m.tools.map((t) => t.name) },
+    { section: "commands", names: m.commands.map((c) => c.name) },
+    { section: "shortcuts", names: m.shortcuts.map((s) => s.name) },
+    { single: "menu", declared: m.contributes.menu === true },
+    { section: "hooks", names: kinds.hooks },
+    { section: "ui", names: kinds.ui },
+    { single: "context", declared: kinds.context },
+    { section: "tool_renderers", names: kinds.renderers },
+  ];
 }
+
+/** Each one-handler slot's stub: what its message calls it and its return annotation. */
+const SINGLE_STUB: Record<Single, [what: string, returns: string]> = {
+  menu: ["the menu", ""],
+  context: ["the context provider", ": Promise<ContextEntry[]>"],
+};
+
+/** The stub of a one-handler slot, each line indented by `indent`, ending in ",\n". */
+export function singleStubText(single: Single, indent: string): string {
+  const [what, returns] = SINGLE_STUB[single];
+  return `${indent}${single}: async (params, ctx)${returns} => {\n${indent}  throw new Error("${what} is not implemented yet");\n${indent}},\n`;
+}
+
+/** Each section's stub: what its message calls a handler, its first parameter, its return annotation. */
+const SECTION_STUB: Record<Section, [what: string, first: string, returns: (name: string) => string]> = {
+  tools: ["tool", "args", () => `: Promise<${RESULT_TYPE}>`],
+  commands: ["command", "args", () => ""],
+  shortcuts: ["shortcut", "params", () => ""],
+  hooks: ["hook", "payload", (name) => `: Promise<HookResult<${JSON.stringify(name)}>>`],
+  ui: ["status item for surface", "params", (name) => `: Promise<StatusItem<${JSON.stringify(name)}> | null>`],
+  tool_renderers: ["renderer of tool", "params", () => ": Promise<RenderResult>"],
+};
 
 /** A handler stub for `name` in `section`, each line indented by `indent`, ending in ",\n". */
 export function stubText(section: Section, name: string, indent: string): string {
-  const what = section === "tools" ? "tool" : section === "commands" ? "command" : "shortcut";
+  const [what, first, returns] = SECTION_STUB[section];
   const message = JSON.stringify(`${what} \`${name}\` is not implemented yet`);
-  const first = section === "shortcuts" ? "params" : "args";
-  const returns = section === "tools" ? `: Promise<${RESULT_TYPE}>` : "";
-  return `${indent}${propertyKey(name)}: async (${first}, ctx)${returns} => {\n${indent}  throw new Error(${message});\n${indent}},\n`;
+  return `${indent}${propertyKey(name)}: async (${first}, ctx)${returns(name)} => {\n${indent}  throw new Error(${message});\n${indent}},\n`;
 }

@@ -32,4 +32,5 @@ export { RpcError, ErrorCode } from "./errors.ts";
 export { Logger, type LogLevel } from "./log.ts";
 export type { RequestId } from "./wire/ids.ts";
 export type * from "./runtime/types.ts";
+export type * from "./runtime/kinds.ts";
 

@@ -9,7 +9,7 @@
  * await host.shutdown();
  */
 export { TestHost, ReplyError, HostViolation, REQUIRED_FEATURES, DEFAULT_OPTIONAL_FEATURES } from "./test-host.ts";
-export type { TestHostOptions, TranscriptEntry, Responder } from "./test-host.ts";
+export type { TestHostOptions, TranscriptEntry, Responder, CommandOutput, HookOutput, RenderOutput, StatusContribution } from "./test-host.ts";
 export { loadManifest, HostManifestError, ManifestError, type HostManifest } from "./manifest.ts";
 export { PASSTHROUGH_ENV, STAGING_LIMIT_BYTES } from "./launch.ts";
 export { TranscriptError } from "./recording-check.ts";

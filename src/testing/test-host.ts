@@ -18,7 +18,10 @@ import { decodeStdoutLine } from "./stdout-frames.ts";
 import { readStdout, type HostReadEvent } from "./stdout-reader.ts";
 import { temporaryDirectory } from "./temp-dirs.ts";
 import { Transcript, type TranscriptEntry } from "./transcript.ts";
-import { negotiatesFeatures } from "../protocol.ts";
+import { type LifecycleMethod, negotiatesFeatures } from "../protocol.ts";
+import type { HookPayload, LifecyclePayloads } from "../runtime/kinds.ts";
+import type { ContextEntry, HookName, Surface } from "../runtime/types.ts";
+import { type CommandOutput, commandReply, contextReply, defaultSurface, type HookOutput, hookReply, renderReply, type RenderOutput, type StatusContribution, statusReply } from "./kind-helpers.ts";
 import { type Menu, menuResult } from "../runtime/menu.ts";
 import { compareFrames, normaliseFrames, parse, readRecording, recordable, recordedReplies, type ReplayDifference, writeRecording } from "./replay.ts";
 
@@ -27,6 +30,7 @@ export { DEFAULT_OPTIONAL_FEATURES, DEFAULT_OPTIONAL_FEATURES_04, REQUIRED_FEATU
 export type { TestHostOptions } from "./options.ts";
 export type { Responder } from "./responders.ts";
 export type { TranscriptEntry } from "./transcript.ts";
+export type { CommandOutput, HookOutput, RenderOutput, StatusContribution } from "./kind-helpers.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -269,24 +273,26 @@ export class TestHost {
     return this.call("tool/call", params);
   }
 
-  /** `command/execute`. */
-  executeCommand(name: string, args: string[] = []): Promise<unknown> {
-    return this.call("command/execute", { name, arguments: args, context: this.ownedContext() });
+  /** `command/execute`; the result as octet reads it (docs/testing.md "Each kind"). */
+  async executeCommand(name: string, args: string[] = []): Promise<CommandOutput> {
+    return commandReply(await this.call("command/execute", { name, arguments: args, context: this.ownedContext() }));
   }
 
-  /** `hook/run`. */
-  runHook(hook: string, payload: Obj): Promise<unknown> {
-    return this.call("hook/run", { hook, payload, context: this.ownedContext() });
+  /** `hook/run` with the payload octet sends for `hook`; the answer as octet reads it. */
+  runHook<H extends HookName>(hook: H, payload: HookPayload<H>): Promise<HookOutput<H>>;
+  runHook(hook: string, payload: Obj): Promise<HookOutput>;
+  async runHook(hook: string, payload: Obj): Promise<HookOutput> {
+    return hookReply(await this.call("hook/run", { hook, payload, context: this.ownedContext() }));
   }
 
-  /** `context/collect`. */
-  collectContext(prompt: string | null = null): Promise<unknown> {
-    return this.call("context/collect", { prompt, context: this.ownedContext() });
+  /** `context/collect` for `prompt`; the entries as octet reads them. */
+  async collectContext(prompt: string | null = null): Promise<ContextEntry[]> {
+    return contextReply(await this.call("context/collect", { prompt, context: this.ownedContext() }));
   }
 
-  /** `status/collect`. */
-  collectStatus(surface: string): Promise<unknown> {
-    return this.call("status/collect", { surface, context: this.executionContext() });
+  /** `status/collect` for `surface` (default: the first of `contributes.ui`); null or the item as octet reads it. */
+  async collectStatus(surface: Surface = defaultSurface(this.manifest)): Promise<StatusContribution | null> {
+    return statusReply(await this.call("status/collect", { surface, context: this.executionContext() }), this.manifest);
   }
 
   /**
@@ -342,14 +348,14 @@ export class TestHost {
   }
 
   /** `shortcut/execute`, as octet sends it when the user presses a declared shortcut's key. */
-  runShortcut(name: string): Promise<unknown> {
+  async runShortcut(name: string): Promise<CommandOutput> {
     if (!this.manifest.contributes.shortcuts.some((s) => s.name === name)) throw new Error(`${name} is not a shortcut declared in contributes.shortcuts`);
-    return this.call("shortcut/execute", { name, context: this.ownedContext() });
+    return commandReply(await this.call("shortcut/execute", { name, context: this.ownedContext() }));
   }
 
-  /** `tool/render`. */
-  renderTool(name: string, args: Obj, output: string | null, isError = false): Promise<unknown> {
-    return this.call("tool/render", { name, arguments: args, output, is_error: isError, context: this.executionContext() });
+  /** `tool/render` of a call of tool `name` (its arguments, output and error flag); the segments as octet reads them. */
+  async renderTool(name: string, args: Obj, output: string | null, isError = false): Promise<RenderOutput> {
+    return renderReply(await this.call("tool/render", { name, arguments: args, output, is_error: isError, context: this.executionContext() }));
   }
 
   /** Send a notification. */
@@ -372,7 +378,9 @@ export class TestHost {
     this.connection.sendRaw(data, options.newline !== false);
   }
 
-  /** Send a lifecycle notification (API 0.2, feature `lifecycle_events`). */
+  /** Send a lifecycle notification (API 0.2, feature `lifecycle_events`) with the params octet sends for it. */
+  lifecycle<E extends LifecycleMethod>(method: E, params: LifecyclePayloads[E]): void;
+  lifecycle(method: string, params: Obj): void;
   lifecycle(method: string, params: Obj): void {
     this.notify(method, params);
   }

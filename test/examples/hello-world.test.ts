@@ -34,7 +34,7 @@ describe("examples/hello-world (process level, API 0.1)", () => {
     await host.initialize();
     expect(await host.executeCommand("hello", ["Ada", "Lovelace"])).toEqual({ text: "Hello, Ada!", notifications: [], context: [] });
     expect(await host.executeCommand("hello", [])).toEqual({ text: "Hello, tinkerer!", notifications: [], context: [] });
-    const carryOn = { disposition: { action: "continue" }, context: [], notifications: [] };
+    const carryOn = { disposition: { action: "continue" as const }, context: [], notifications: [] };
     expect(await host.runHook("before_prompt", { prompt: "hi" })).toEqual(carryOn);
     expect(await host.runHook("after_response", { response: "ok" })).toEqual(carryOn);
     await expect(host.runHook("before_tool_call", { name: "x", arguments: {} })).rejects.toMatchObject({
