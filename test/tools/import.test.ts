@@ -209,6 +209,17 @@ describe("octet-extension import never loses the author's manifest.toml", () => 
     expect(readFileSync(join(dir, "manifest.toml.bak"), "utf8")).toBe(scaffoldManifest);
   }, 60_000);
 
+  test("the project's [source] is kept: gen writes the stubs into its file and the wrapper runs it", () => {
+    const dir = bareProject("hello-world");
+    writeFileSync(join(dir, "manifest.toml"), 'name = "hello-world"\nversion = "0.0.1"\napi_version = "0.4"\n\n[source]\nfile = "src/main.ts"\ngenerated = "src/main.gen.ts"\n');
+    const run = cli(dir, "import", join(REPO, "examples/hello-world"), "--force");
+    expect({ code: run.code, err: run.err }).toEqual({ code: 0, err: [] });
+    expect(toml(join(dir, "manifest.toml")).source).toEqual({ file: "src/main.ts", generated: "src/main.gen.ts" });
+    expect(readFileSync(join(dir, "src/main.ts"), "utf8")).toContain("hello_world:");
+    expect(existsSync(join(dir, "src/main.gen.ts"))).toBe(true);
+    expect(readFileSync(join(dir, "extension"), "utf8")).toContain("'src/main.ts'");
+  }, 60_000);
+
   test("a path without extension.toml, and the project itself, are refused in one line", () => {
     const dir = bareProject("empty");
     const nothing = temporaryDirectory("octet-import-src-");
