@@ -6,6 +6,7 @@
 import { checkOutputSchema, IDENT, MAX_CATALOG_TOOLS } from "octet-extension/protocol";
 import { isObject, unknownKey } from "octet-extension/validation";
 import type { ManifestFail } from "./errors.ts";
+import { closeObjects } from "./closed-objects.ts";
 import { checkParameters, loadSchema } from "./schema.ts";
 
 type Obj = Record<string, unknown>;
@@ -16,6 +17,7 @@ export const COMMAND_KEYS = ["description", "usage"];
 export interface ToolSpec {
   name: string;
   description: string;
+  /** As written, with object schemas closed (closed-objects.ts): what the types, the validator and octet get. */
   parameters: Obj;
   outputSchema?: Obj;
   /** Check each call's arguments against `parameters` before the handler runs (default true). */
@@ -38,7 +40,7 @@ export function checkTools(value: unknown, api: "0.1" | "0.2" | "0.4", dir: stri
     if (spec.validate !== undefined && typeof spec.validate !== "boolean") fail(`tools.${toolName}.validate`, "must be true or false", "set validate = false only if the handler checks its own arguments");
     const parameters = loadSchema(spec.parameters, `tools.${toolName}.parameters`, dir, fail) ?? { type: "object" };
     checkParameters(parameters, `tools.${toolName}.parameters`, fail);
-    const tool: ToolSpec = { name: toolName, description: spec.description as string, parameters, validate: spec.validate !== false };
+    const tool: ToolSpec = { name: toolName, description: spec.description as string, parameters: closeObjects(parameters), validate: spec.validate !== false };
     if (spec.output_schema !== undefined) {
       if (api === "0.1") fail(`tools.${toolName}.output_schema`, "requires api_version 0.2", 'remove it or set api_version = "0.4" (or "0.2")');
       const schema = loadSchema(spec.output_schema, `tools.${toolName}.output_schema`, dir, fail)!;

@@ -5,8 +5,8 @@ import type { AuthorManifest } from "./manifest.ts";
 import { typeSchema } from "./schema.ts";
 
 /**
- * The generated module: argument types from each tool's JSON Schema (closed
- * objects), the wire definitions, and a typed handler map such that the type
+ * The generated module: argument types from each tool's JSON Schema (objects
+ * closed as the validators close them: closed-objects.ts), the wire definitions, and a typed handler map such that the type
  * checker rejects a missing handler, an extra one, or one whose arguments do
  * not match the schema.
  */
@@ -84,7 +84,8 @@ export async function renderGeneratedModule(m: AuthorManifest, onProgress?: (mes
     const root = { type: "object", properties, required: Object.keys(properties), additionalProperties: false, definitions };
     const compiled = await compile(root as never, "GeneratedToolArguments", {
       bannerComment: "",
-      additionalProperties: false,
+      // Closable objects already say additionalProperties = false (closed-objects.ts); what is left open is typed open.
+      additionalProperties: true,
       unknownAny: true,
       strictIndexSignatures: true,
       cwd: m.dir,
