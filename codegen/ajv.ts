@@ -1,6 +1,7 @@
 import { Ajv, type Options, type ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { integerKeyword } from "./integer-rules.ts";
 
 /** The schema names a draft Ajv cannot check. */
 export class SchemaDraftError extends Error {}
@@ -38,24 +39,30 @@ export function resetAjv(): void {
   compiled = new WeakMap();
 }
 
-/** The Ajv instance for the schema's draft (`$schema`; draft-07 when absent), one per draft per process. */
-export function ajvFor(schema: Record<string, unknown>): Ajv {
+/**
+ * The Ajv instance for the schema's draft (`$schema`; draft-07 when absent),
+ * one per draft per process; with `integers`, one that also knows the
+ * `octetInteger` keyword the validators gen writes use (integer-rules.ts).
+ */
+export function ajvFor(schema: Record<string, unknown>, integers = false): Ajv {
   const draft = typeof schema.$schema === "string" ? schema.$schema.replace(/#$/, "") : "";
   const known = draft === "" || DRAFT_07.includes(draft) ? "07" : draft === "https://json-schema.org/draft/2019-09/schema" ? "2019" : draft === "https://json-schema.org/draft/2020-12/schema" ? "2020" : undefined;
   if (!known) throw new SchemaDraftError(`${JSON.stringify(schema.$schema)} is not a supported JSON Schema draft`);
-  let ajv = instances.get(known);
+  const id = integers ? `${known}+integers` : known;
+  let ajv = instances.get(id);
   if (!ajv) {
     ajv = known === "07" ? new Ajv(OPTIONS) : known === "2019" ? (new Ajv2019(OPTIONS) as Ajv) : (new Ajv2020(OPTIONS) as Ajv);
-    instances.set(known, ajv);
+    if (integers) ajv.addKeyword(integerKeyword);
+    instances.set(id, ajv);
   }
   return ajv;
 }
 
 /** Compile `schema` once (throws on unknown keywords); later calls return the same function. */
-export function compileSchema(schema: Record<string, unknown>): ValidateFunction {
+export function compileSchema(schema: Record<string, unknown>, integers = false): ValidateFunction {
   let fn = compiled.get(schema);
   if (!fn) {
-    fn = ajvFor(schema).compile(schema);
+    fn = ajvFor(schema, integers).compile(schema);
     compiled.set(schema, fn);
   }
   return fn;

@@ -95,6 +95,7 @@ export function checkParameters(schema: Obj, key: string, fail: ManifestFail): v
       if (!isObject(resolveLocalRef(schema, ref as string))) fail(`${key}${pointer}/$ref`, `${JSON.stringify(ref)} points at nothing in this schema`, "define it under $defs (or definitions) of the same schema, or fix the pointer");
     }
     if (node.$async !== undefined) fail(`${key}${pointer}/$async`, "asynchronous schemas are not supported", "remove $async");
+    if (isInt64(node) && !integerOnly(node.type)) fail(`${key}${pointer}/format`, `${JSON.stringify(node.format)} needs type = "integer"`, 'set type = "integer" (or a list with "integer" and without "number", e.g. ["integer", "null"])');
   }
   let ajv;
   try {
@@ -129,9 +130,12 @@ export function checkParameters(schema: Obj, key: string, fail: ManifestFail): v
  * The copy the type generator reads: local `$ref`s inlined (a recursive
  * reference becomes "any JSON value"), and `title`, `$id`, `$schema`,
  * `definitions`/`$defs` and other naming inputs removed, so nothing in a
- * schema can name, merge with or shadow a generated type.
+ * schema can name, merge with or shadow a generated type. `integer` and
+ * `number` are `number`; `format = "int64"`/`"uint64"` is `bigint`, which the
+ * validator guarantees (`exactIntegers`; without a validator the value is sent
+ * as written: `number | bigint`).
  */
-export function typeSchema(root: Obj): Obj {
+export function typeSchema(root: Obj, options: { exactIntegers: boolean } = { exactIntegers: true }): Obj {
   const copy = (node: unknown, stack: Obj[]): unknown => {
     if (!isObject(node)) return node;
     let target = node;
@@ -143,7 +147,7 @@ export function typeSchema(root: Obj): Obj {
       const { $ref: _ref, ...siblings } = target;
       target = Object.keys(siblings).some((k) => k !== "description") ? { allOf: [next], ...siblings } : { ...next, ...(siblings.description ? { description: siblings.description } : {}) };
     }
-    target = spreadNumericTypes(target);
+    target = spreadInt64Types(target);
     const nextStack = [...stack, node, ...refs];
     const out: Obj = {};
     const set = (key: string, value: unknown) => Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
@@ -154,30 +158,26 @@ export function typeSchema(root: Obj): Obj {
       else if (MAP.includes(key) && isObject(value)) set(key, Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copy(v, nextStack)])));
       else set(key, value);
     }
-    if (mayBeBigInt(out)) set("tsType", "(number | bigint)");
+    if (out.type === "integer" && isInt64(out)) set("tsType", options.exactIntegers ? "bigint" : "(number | bigint)");
     return out;
   };
   return copy(root, []) as Obj;
 }
 
-/**
- * Integer literals outside ±(2^53−1) reach handlers as `bigint` (docs/manifest.md,
- * "Big integers"), so an `integer` or `number` schema is `number | bigint`
- * unless its bounds keep every valid value within that range.
- */
-function mayBeBigInt(node: Obj): boolean {
-  if (node.type !== "integer" && node.type !== "number") return false;
-  if ("enum" in node || "const" in node) return false;
-  const at = (key: string, ok: (bound: number) => boolean) => typeof node[key] === "number" && ok(node[key] as number);
-  const boundedBelow = at("minimum", (b) => b >= -Number.MAX_SAFE_INTEGER) || at("exclusiveMinimum", (b) => b >= -(2 ** 53));
-  const boundedAbove = at("maximum", (b) => b <= Number.MAX_SAFE_INTEGER) || at("exclusiveMaximum", (b) => b <= 2 ** 53);
-  return !(boundedBelow && boundedAbove);
+/** `format = "int64"` or `"uint64"`: the integer arrives as a `bigint` (docs/manifest.md, "Integers"). */
+export function isInt64(node: Obj): boolean {
+  return node.format === "int64" || node.format === "uint64";
 }
 
-/** `type = ["integer", "string"]` as one schema per type, so a numeric member can be typed on its own. */
-function spreadNumericTypes(node: Obj): Obj {
+/** `type` is "integer", or a list with "integer" and without "number". */
+function integerOnly(type: unknown): boolean {
+  return type === "integer" || (Array.isArray(type) && type.includes("integer") && !type.includes("number"));
+}
+
+/** `type = ["integer", "null"]` with an int64 format as one schema per type, so the integer member can be typed on its own. */
+function spreadInt64Types(node: Obj): Obj {
   const types = node.type;
-  if (!Array.isArray(types) || !types.some((t) => t === "integer" || t === "number")) return node;
-  const { type: _type, ...rest } = node;
-  return { anyOf: types.map((t) => ({ ...rest, type: t })) };
+  if (!Array.isArray(types) || !isInt64(node)) return node;
+  const { type: _type, format, ...rest } = node;
+  return { anyOf: types.map((t) => (t === "integer" ? { ...rest, type: t, format } : { ...rest, type: t })) };
 }

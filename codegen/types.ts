@@ -76,7 +76,7 @@ export async function renderGeneratedModule(m: AuthorManifest, onProgress?: (mes
     // Object.fromEntries defines own properties, so a tool named `__proto__` stays a property.
     const definitions = Object.fromEntries(
       m.tools.map((tool) => {
-        const schema = typeSchema(tool.parameters);
+        const schema = typeSchema(tool.parameters, { exactIntegers: tool.validate });
         return [typeNames.get(tool.name)!, { ...schema, description: schema.description ?? `Arguments of \`${tool.name}\`.` }];
       }),
     );

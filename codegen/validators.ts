@@ -1,6 +1,7 @@
 import standaloneCode from "ajv/dist/standalone/index.js";
 import { VALIDATOR_RUNTIME_MODULES } from "octet-extension/validation";
 import { ajvFor, compileSchema } from "./ajv.ts";
+import { INTEGER_KEYWORD, withIntegerRules } from "./integer-rules.ts";
 import { ToolError } from "./errors.ts";
 import type { AuthorManifest } from "./manifest.ts";
 
@@ -16,17 +17,18 @@ export function renderValidators(m: AuthorManifest): string {
     "// Argument validators compiled from each tool's parameters schema (Ajv standalone code).",
     "// @ts-nocheck",
     'import type { ArgumentIssue, ArgumentValidator } from "octet-extension";',
-    'import { schemaView, validatorRuntime } from "octet-extension/validation";',
+    'import { checkArguments, validatorRuntime } from "octet-extension/validation";',
     "",
     "type Check = ((args: unknown) => boolean) & { errors?: { instancePath: string; keyword: string; message?: string; params: Record<string, unknown> }[] | null };",
     "",
     "function validator(check: Check): ArgumentValidator {",
-    "  return (args) => (check(schemaView(args)) ? null : (check.errors ?? []).map(issue));",
+    "  return (args) => (checkArguments(check, args) ? null : (check.errors ?? []).map(issue));",
     "}",
     "",
     "function issue(e: NonNullable<Check[\"errors\"]>[number]): ArgumentIssue {",
     "  const extra = e.keyword === \"additionalProperties\" ? ` '${String(e.params.additionalProperty)}'` : \"\";",
-    "  return { path: e.instancePath, rule: e.keyword, message: `${e.message ?? \"is invalid\"}${extra}` };",
+    `  const rule = e.keyword === ${JSON.stringify(INTEGER_KEYWORD)} ? String(e.params.rule) : e.keyword;`,
+    "  return { path: e.instancePath, rule, message: `${e.message ?? \"is invalid\"}${extra}` };",
     "}",
     "",
     "/** One validator per declared tool whose arguments gen checks (`[tools.NAME]`, unless `validate = false`). */",
@@ -34,7 +36,8 @@ export function renderValidators(m: AuthorManifest): string {
   ];
   for (const tool of m.tools) {
     if (!tool.validate) continue;
-    const source = standaloneCode(ajvFor(tool.parameters), compileSchema(tool.parameters));
+    const schema = withIntegerRules(tool.parameters);
+    const source = standaloneCode(ajvFor(schema, true), compileSchema(schema, true));
     const body = source.replace(/require\("([^"]+)"\)/g, (_all, id: string) => {
       if (!VALIDATOR_RUNTIME_MODULES.includes(id)) {
         throw new ToolError(`${m.path}: tools.${tool.name}.parameters: the compiled validator needs ${id}, which octet-extension does not provide (set validate = false on the tool and check its arguments yourself)`);

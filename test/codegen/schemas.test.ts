@@ -27,7 +27,7 @@ describe("schemas in the generated module", () => {
     const module = read(dir, "src/extension.gen.ts");
     expect(module).toContain("export interface TripArgs {\n  from: number;\n  to: {\n    city: string;\n  };\n}");
     expect(module).toContain("export interface HelloArgs {\n  who: string;\n}");
-    writeFileSync(join(dir, "src/extension.ts"), read(dir, "src/extension.ts").replace(/hello: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, "hello: (args) => args.who,").replace(/trip: async \(args, ctx\) => \{[\s\S]*?\n {4}\},/, "trip: (args) => `${args.from + 1} ${args.to.city}`,"));
+    writeFileSync(join(dir, "src/extension.ts"), read(dir, "src/extension.ts").replace(/hello: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, "hello: (args) => args.who,").replace(/trip: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, "trip: (args) => `${args.from + 1} ${args.to.city}`,"));
     expect(typecheck([join(dir, "src/extension.ts")])).toEqual([]);
   });
 
@@ -117,26 +117,26 @@ describe("the runtime keeps the generated types: arguments are checked before th
   });
 });
 
-describe("integers beyond 2^53: bigint in the generated types and through the validators", () => {
+describe("integers beyond 2^53: number or, with format int64/uint64, bigint in the generated types and through the validators", () => {
   const MANIFEST =
     `${HEAD}[tools.ids]\ndescription = "Ids"\nparameters = { type = "object", properties = { ` +
-    `id = { type = "integer" }, small = { type = "integer", minimum = 0, maximum = 100 }, half = { type = "integer", minimum = 0 }, ` +
+    `id = { type = "integer", format = "uint64" }, small = { type = "integer", minimum = 0, maximum = 100 }, half = { type = "integer", format = "int64", minimum = 0 }, ` +
     `ratio = { type = "number", minimum = -1.5, maximum = 1.5 }, amount = { type = "number" }, either = { type = ["integer", "string"] }, ` +
-    `list = { type = "array", items = { type = "integer" }, uniqueItems = true }, level = { enum = [1, 2] } }, required = ["id"], additionalProperties = false }\n`;
+    `list = { type = "array", items = { type = "integer", format = "int64" }, uniqueItems = true }, level = { enum = [1, 2] } }, required = ["id"], additionalProperties = false }\n`;
 
-  test("unbounded integer and number schemas are number | bigint; bounded within ±(2^53−1) stay number", async () => {
+  test("integer and number schemas are number, int64 and uint64 bigint; bounds, enum and type still hold for big integers", async () => {
     const dir = project("shapes", MANIFEST);
     await gen(dir);
     const module = read(dir, "src/extension.gen.ts");
     expect(module).toContain(
-      "export interface IdsArgs {\n  id: number | bigint;\n  small?: number;\n  half?: number | bigint;\n  ratio?: number;\n  amount?: number | bigint;\n  either?: (number | bigint) | string;\n  list?: (number | bigint)[];\n  level?: 1 | 2;\n}",
+      "export interface IdsArgs {\n  id: bigint;\n  small?: number;\n  half?: bigint;\n  ratio?: number;\n  amount?: number;\n  either?: number | string;\n  list?: bigint[];\n  level?: 1 | 2;\n}",
     );
-    // Arithmetic on a number | bigint needs narrowing, and the type checker says so.
+    // Mixing a bigint with a number does not compile, and the type checker says so.
     writeFileSync(join(dir, "src/extension.ts"), read(dir, "src/extension.ts").replace(/ids: async \(args, ctx\)[^=]* => \{[\s\S]*?\n {4}\},/, "ids: (args) => `${args.id + 1}`,"));
     expect(typecheck([join(dir, "src/extension.ts")]).length).toBeGreaterThan(0);
     writeFileSync(
       join(dir, "src/extension.ts"),
-      read(dir, "src/extension.ts").replace("ids: (args) => `${args.id + 1}`,", "ids: (args) => `${typeof args.id} ${typeof args.id === \"bigint\" ? args.id + 1n : args.id + 1} ${(args.small ?? 0) + 1} ${JSON.stringify(args.list?.map(String))}`,"),
+      read(dir, "src/extension.ts").replace("ids: (args) => `${args.id + 1}`,", "ids: (args) => `${typeof args.id} ${args.id + 1n} ${(args.small ?? 0) + 1} ${JSON.stringify(args.list?.map(String))}`,"),
     );
     expect(typecheck([join(dir, "src/extension.ts")])).toEqual([]);
 
@@ -147,11 +147,16 @@ describe("integers beyond 2^53: bigint in the generated types and through the va
       return ((await host.waitForReply(id)).result as { content: { text: string }[]; is_error: boolean });
     };
     expect(await call(900, '{"id":18446744073709551615,"small":7}')).toMatchObject({ is_error: false, content: [{ text: 'bigint 18446744073709551616 8 undefined' }] });
-    expect(await call(901, '{"id":9007199254740991}')).toMatchObject({ is_error: false, content: [{ text: "number 9007199254740992 1 undefined" }] });
-    expect(await call(902, '{"id":123456789012345678901234567890,"amount":123456789012345678901234567890,"either":9007199254740993,"half":9007199254740993,"list":[1,9007199254740993]}')).toMatchObject({
+    expect(await call(901, '{"id":9007199254740991}')).toMatchObject({ is_error: false, content: [{ text: "bigint 9007199254740992 1 undefined" }] });
+    expect(await call(902, '{"id":9007199254740993,"half":9007199254740993,"list":[1,9007199254740993]}')).toMatchObject({
       is_error: false,
-      content: [{ text: 'bigint 123456789012345678901234567891 1 ["1","9007199254740993"]' }],
+      content: [{ text: 'bigint 9007199254740994 1 ["1","9007199254740993"]' }],
     });
+    // A number schema refuses what a number cannot hold exactly.
+    const big = await call(908, '{"id":1,"amount":123456789012345678901234567890,"either":9007199254740993}');
+    expect(big.is_error).toBe(true);
+    expect(big.content[0]!.text).toContain("/amount must be within ±9007199254740991");
+    expect(big.content[0]!.text).toContain("/either must be within ±9007199254740991");
     // Bounds still hold for big integers.
     const small = await call(903, '{"id":1,"small":18446744073709551615}');
     expect(small.is_error).toBe(true);
