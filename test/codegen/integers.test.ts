@@ -23,6 +23,11 @@ description = "Todos"
 [tools.plan]
 description = "Plan a todo"
 parameters = { type = "object", properties = { days = { type = "integer" }, ratio = { type = "number" }, id = { type = "integer", format = "int64" }, size = { type = "integer", format = "uint64" }, parent = { type = ["integer", "null"], format = "int64" }, ids = { type = "array", items = { type = "integer", format = "int64" } }, steps = { type = "array", items = { type = "integer" } } } }
+
+[tools.raw]
+description = "Checks its own arguments"
+parameters = { type = "object", properties = { id = { type = "integer", format = "int64" } } }
+validate = false
 `;
 
 function generated(body: string): { dir: string; file: string } {
@@ -31,7 +36,12 @@ function generated(body: string): { dir: string; file: string } {
   expect(run.stderr.toString()).toContain("wrote extension.toml");
   expect(run.exitCode).toBe(0);
   const file = join(dir, "src/extension.ts");
-  writeFileSync(file, read(dir, "src/extension.ts").replace(/(\n {4}plan: [^\n]*\{\n)[\s\S]*?(\n {4}\},)/, `$1      ${body}$2`));
+  writeFileSync(
+    file,
+    read(dir, "src/extension.ts")
+      .replace(/(\n {4}plan: [^\n]*\{\n)[\s\S]*?(\n {4}\},)/, `$1      ${body}$2`)
+      .replace(/(\n {4}raw: [^\n]*\{\n)[\s\S]*?(\n {4}\},)/, "$1      return `raw ${typeof args.id} ${args.id}`;$2"),
+  );
   return { dir, file };
 }
 
@@ -41,6 +51,8 @@ describe("integer and number arguments", () => {
     expect(read(dir, "src/extension.gen.ts")).toContain(
       "export interface PlanArgs {\n  days?: number;\n  ratio?: number;\n  id?: bigint;\n  size?: bigint;\n  parent?: bigint | null;\n  ids?: bigint[];\n  steps?: number[];\n}",
     );
+    // Without a validator nothing converts: the type says what may arrive.
+    expect(read(dir, "src/extension.gen.ts")).toContain("export interface RawArgs {\n  id?: number | bigint;\n}");
     expect(typecheck([file])).toEqual([]);
   });
 
@@ -77,6 +89,7 @@ describe("integer and number arguments", () => {
     expect((await call('{"size":-1}')).content[0]!.text).toContain("/size must be a uint64 (0 to 18446744073709551615) (rule: format)");
     expect(await call('{"size":18446744073709551615}')).toMatchObject({ is_error: false });
     expect((await call('{"id":1.5}')).content[0]!.text).toContain("/id must be integer (rule: type)");
+    expect(await host.callTool("raw", { id: 5 })).toMatchObject({ is_error: false, content: [{ text: "raw number 5" }] });
     expect(await host.shutdown()).toBe(0);
     expect(host.violations).toEqual([]);
   });
