@@ -5,6 +5,7 @@
  * {@link CALL_KINDS} (before `tool`, which takes any other name).
  */
 import type { TestHost } from "octet-extension/testing";
+import { CONTRIBUTION_KINDS } from "./call-contributions.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -56,7 +57,7 @@ const tool: CallKind = {
 };
 
 /** Every kind, tried in order; the first that matches the target wins. */
-export const CALL_KINDS: readonly CallKind[] = [command, tool];
+export const CALL_KINDS: readonly CallKind[] = [command, ...CONTRIBUTION_KINDS, tool];
 
 /** A tool result (spec §3.2): text parts are the text; other parts, structured content and metadata are details. */
 export function toolAnswer(result: unknown): Answer {

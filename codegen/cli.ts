@@ -20,6 +20,8 @@ const USAGE = `usage: octet-extension <command> [--dir DIR] [--debug] ...
                              start the extension under the test host, make one call and print its result (exit 1 when
                              it failed: then the frames are printed too, as with --frames); --scratch keeps the scratch
                              directory across calls, --quiet prints only the result's text on stdout
+  call --status [SURFACE] | --context [PROMPT] | --hook NAME [JSON] | --render TOOL [JSON] | --shortcut NAME | --menu
+                             ... or collect a status item, the context, run a hook, a renderer, a shortcut, the menu
   replay FILE                replay a recorded session against the current build; exit 1 on any difference
   inspect                    an interactive session with the extension under the strict test host
   dev [--into DIR] [--call TOOL [JSON]] [--once]

@@ -11,6 +11,7 @@
  */
 import { createInterface, type Interface } from "node:readline";
 import { resolve } from "node:path";
+import { KIND_HELP, kindRequest, kindWords } from "./inspect-kinds.ts";
 import { MutableOutput } from "./mutable-output.ts";
 import { sampleArguments } from "./sample-arguments.ts";
 import { TabEndsRead } from "./tab-input.ts";
@@ -24,6 +25,7 @@ const HELP = `commands:
   commands                list slash commands
   call NAME [JSON]        call a tool (without JSON: a skeleton from its schema to edit)
   /NAME [ARGS...]         run a slash command
+${KIND_HELP}
   frames on|off           show or hide the frames as they pass (default on)
   help                    this list
   quit                    shut the extension down and leave (also Ctrl-D)
@@ -114,7 +116,7 @@ export async function inspect(dir: string, input: NodeJS.ReadableStream = proces
     return 1;
   }
 
-  const words = () => ["tools", "commands", "call ", "frames on", "frames off", "help", "quit", ...commands.map((c) => `/${String(c.name)}`)];
+  const words = () => ["tools", "commands", "call ", "frames on", "frames off", "help", "quit", ...commands.map((c) => `/${String(c.name)}`), ...kindWords(host.manifest)];
   const keys = new TabEndsRead(input);
   rl = createInterface({
     input: keys,
@@ -180,7 +182,12 @@ export async function inspect(dir: string, input: NodeJS.ReadableStream = proces
         }
         await track("tool/call", { name, arguments: args, context: host.executionContext({ execution_scope: `inspect-${host.peekNextId()}` }) });
       }
-    } else print(`unknown command ${JSON.stringify(text)}; type help`);
+    } else {
+      const request = kindRequest(text, host);
+      if (request === undefined) print(`unknown command ${JSON.stringify(text)}; type help`);
+      else if ("error" in request) print(request.error);
+      else await track(request.method, request.params);
+    }
     return true;
   };
   const track = async (method: string, params: Obj) => {
