@@ -37,15 +37,20 @@ export class HostConnection {
   constructor(
     private readonly stdin: ExtensionStdin,
     private readonly transcript: Transcript,
-    private readonly options: { timeoutMs(): number; cancelOnTimeout(): boolean },
+    private readonly options: { timeoutMs(): number; cancelOnTimeout(): boolean; encode?: (frame: Obj) => string },
   ) {}
+
+  /** A frame as the host writes it, LF included (API 0.3 hosts write canonical frames). */
+  private encode(frame: Obj): string {
+    return this.options.encode ? this.options.encode(frame) : encodeFrame(frame, Number.MAX_SAFE_INTEGER);
+  }
 
   /** Send a request; resolves with the raw reply frame. On timeout it is dropped (and cancelled, on API 0.2). */
   request(method: string, params?: unknown, idOption?: number): Promise<Obj> {
     const id = idOption ?? this.nextId++;
     const frame: Obj = { jsonrpc: "2.0", id, method };
     if (params !== undefined) frame.params = params;
-    const line = encodeFrame(frame, Number.MAX_SAFE_INTEGER);
+    const line = this.encode(frame);
     if (Buffer.byteLength(line) > MAX_MESSAGE_BYTES) {
       return Promise.reject(new Error(`the host refuses to send a ${Buffer.byteLength(line)}-byte frame (limit ${MAX_MESSAGE_BYTES} incl. LF)`));
     }
@@ -69,7 +74,7 @@ export class HostConnection {
 
   /** Encode and write any frame (a reply to the extension, for instance). */
   send(frame: Obj): void {
-    this.writeLine(encodeFrame(frame, Number.MAX_SAFE_INTEGER));
+    this.writeLine(this.encode(frame));
   }
 
   /** The id the next request will use. */

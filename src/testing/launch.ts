@@ -2,7 +2,6 @@ import { chmodSync, copyFileSync, existsSync, statSync, symlinkSync } from "node
 import { removeTemporaryDirectory, temporaryDirectory } from "./temp-dirs.ts";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import type { HostManifest } from "./manifest.ts";
-import { negotiatesFeatures } from "../protocol.ts";
 
 /** Environment names octet passes through from its own environment (spec §1.5). */
 export const PASSTHROUGH_ENV = [
@@ -53,7 +52,7 @@ export function planLaunch(manifest: HostManifest, options: { workspace: string;
     if (value !== undefined) env[name] = value;
   }
   Object.assign(env, manifest.entrypoint.env);
-  if (negotiatesFeatures(manifest.api_version)) {
+  if (manifest.api_version !== "0.1") {
     for (const name of manifest.capabilities.environment) {
       const value = options.hostEnv[name];
       if (value) env[name] = value;

@@ -22,12 +22,14 @@ import {
   SEMVER,
   SURFACES,
 } from "../protocol.ts";
+import { checkContributes03 } from "./v03/manifest-rules.ts";
 
 /** The parts of `extension.toml` the test host uses (spec §2). */
 export interface HostManifest {
   name: string;
   version: string;
-  api_version: "0.1" | "0.2" | "0.4";
+  /** "0.3" is the canonical wire (`src/testing/v03/`). */
+  api_version: "0.1" | "0.2" | "0.3" | "0.4";
   requires_octet?: string;
   description?: string;
   entrypoint: { command: string; args: string[]; env: Record<string, string> };
@@ -47,7 +49,11 @@ export interface HostManifest {
     flags: ManifestFlag[];
     /** `contributes.shortcuts`, in manifest order. */
     shortcuts: ManifestShortcut[];
+    /** `contributes.providers` (API 0.3: the extension may provide models). */
+    providers: boolean;
   };
+  /** The `[contributes]` table as declared: octet sends it as `initialize.contributes` on API 0.3. */
+  contributesTable: Record<string, unknown>;
   /** Absolute path of the manifest file. */
   path: string;
   /** Directory holding the manifest. */
@@ -89,7 +95,7 @@ export function loadManifest(path: string): HostManifest {
   if (typeof name !== "string" || !NAME.test(name)) fail("`name` must match ^[a-z][a-z0-9-]{0,63}$");
   if (typeof raw.version !== "string" || !SEMVER.test(raw.version)) fail("`version` must be a SemVer version");
   const api = raw.api_version;
-  if (api !== "0.1" && api !== "0.2" && api !== "0.4") fail('`api_version` must be "0.1", "0.2" or "0.4" for the legacy wire');
+  if (api !== "0.1" && api !== "0.2" && api !== "0.3" && api !== "0.4") fail('`api_version` must be "0.1", "0.2", "0.3" or "0.4"');
   const entry = table(raw.entrypoint, "entrypoint", fail);
   denyUnknown(entry, ["command", "args", "env"], "entrypoint.", fail);
   if (typeof entry.command !== "string" || entry.command.trim() === "" || /[\x00-\x1f\x7f]/.test(entry.command)) {
@@ -124,8 +130,9 @@ export function loadManifest(path: string): HostManifest {
     for (const item of list) if (!IDENT.test(item)) fail(`contributes.${key} name \`${item}\` must match ^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`);
     return list;
   };
+  if (api === "0.3") checkContributes03(c, fail);
   const hooks = unique(strings(c.hooks ?? [], "contributes.hooks", fail), "contributes.hooks", fail);
-  for (const hook of hooks) {
+  for (const hook of api === "0.3" ? [] : hooks) {
     if (isOneOf(hook, API02_HOOKS) && api === "0.1") fail(`hook \`${hook}\` requires api_version 0.2`);
     const api04 = isOneOf(hook, API04_HOOKS) || isOneOf(hook, API04_UNSUPPORTED_HOOKS);
     if (api04 && api !== "0.4") fail(`${hook} requires extension API 0.4`);
@@ -149,7 +156,7 @@ export function loadManifest(path: string): HostManifest {
   const manifest: HostManifest = {
     name: name as string,
     version: raw.version as string,
-    api_version: api as "0.1" | "0.2" | "0.4",
+    api_version: api as HostManifest["api_version"],
     entrypoint: { command: entry.command as string, args, env },
     capabilities: { filesystem: filesystem as string, process: Boolean(caps.process), network: Boolean(caps.network), secrets, environment },
     contributes: {
@@ -165,7 +172,9 @@ export function loadManifest(path: string): HostManifest {
       menu,
       flags,
       shortcuts,
+      providers: bool("providers"),
     },
+    contributesTable: structuredClone(c),
     path: file,
     dir: dirname(file),
   };

@@ -18,6 +18,10 @@ import { decodeStdoutLine } from "./stdout-frames.ts";
 import { readStdout, type HostReadEvent } from "./stdout-reader.ts";
 import { temporaryDirectory } from "./temp-dirs.ts";
 import { Transcript, type TranscriptEntry } from "./transcript.ts";
+import { canonicalText } from "./v03/canonical-text.ts";
+import { readCanonicalStdout } from "./v03/frame-reader.ts";
+import { CanonicalHostSession } from "./v03/host-session.ts";
+import { extensionMessageViolation, hookResultViolation, toolResultViolation } from "./v03/rules.ts";
 import { type LifecycleMethod, negotiatesFeatures } from "../protocol.ts";
 import type { HookPayload, LifecyclePayloads } from "../runtime/kinds.ts";
 import type { ContextEntry, HookName, Surface } from "../runtime/types.ts";
@@ -74,6 +78,8 @@ export class TestHost {
   private readonly monitor: HostMonitor;
   private readonly responders: Responders;
   private readonly stderrLines: HostStderr;
+  /** The API 0.3 side (canonical wire, `src/testing/v03/`), for a 0.3 manifest. */
+  private readonly v03: CanonicalHostSession | undefined;
 
   /** The resource refs this host minted (API 0.4, `resource_refs_v1`), by token. */
   readonly resources = new HostResources();
@@ -89,9 +95,11 @@ export class TestHost {
   ) {
     this.log = new Transcript();
     this.transcript = this.log.entries;
+    this.v03 = manifest.api_version === "0.3" ? new CanonicalHostSession(manifest) : undefined;
     this.connection = new HostConnection(child, this.log, {
       timeoutMs: () => options.requestTimeoutMs ?? 30_000,
-      cancelOnTimeout: () => negotiatesFeatures(manifest.api_version),
+      cancelOnTimeout: () => negotiatesFeatures(manifest.api_version) || this.v03 !== undefined,
+      ...(this.v03 ? { encode: (frame: Obj) => `${canonicalText(frame)}\n` } : {}),
     });
     this.monitor = new HostMonitor(manifest, {
       features: () => this.features,
@@ -104,7 +112,7 @@ export class TestHost {
     if (options.bulk && manifest.api_version === "0.4") this.bulk = new HostBulkStore();
     this.responders = new Responders((method) => builtInResponder(method, manifest, this, this.bulk, this.resources));
     const drained = Promise.all([
-      readStdout(child.stdout, (event) => this.onStdout(event)),
+      this.v03 ? readCanonicalStdout(child.stdout, (event) => this.onStdout(event), () => this.v03!.bound) : readStdout(child.stdout, (event) => this.onStdout(event)),
       readStderr(child.stderr, (line, part) => this.stderrLines.line(line, part)),
     ]).catch((error: Error) => {
       this.diagnostics.push(`test host reader failed: ${error.message}`);
@@ -219,11 +227,13 @@ export class TestHost {
 
   /** Initialize params built from the manifest, as octet sends them (spec §3.1). */
   initializeParams(): Obj {
+    if (this.v03) return this.v03.initializeParams(this.workspace, this.options);
     return initializeParams(this.manifest, this.workspace, this.options, this.bulk?.offer());
   }
 
   /** Send `initialize` (id 1) and validate the reply as octet does. Returns the result. */
   async initialize(params: Obj = this.initializeParams()): Promise<Obj> {
+    if (this.v03) return this.initialize03(this.v03, params);
     const offered = offeredFeatures(params);
     const result = (await this.call("initialize", params)) as Obj;
     const violation = checkInitializeResult(result, this.manifest, offered);
@@ -267,6 +277,7 @@ export class TestHost {
 
   /** `tool/call`. Context defaults to {@link TestHost.executionContext} with an execution scope. */
   callTool(name: string, args: unknown = {}, options: { context?: Obj; catalogRevision?: number } = {}): Promise<unknown> {
+    if (this.v03) return this.callTool03(name, args, options.context);
     const params: Obj = { name, arguments: args, context: options.context ?? this.ownedContext({ execution_scope: `scope-${this.peekNextId()}` }) };
     if (options.catalogRevision !== undefined) params.catalog_revision = options.catalogRevision;
     else if (this.features.has("dynamic_tools")) params.catalog_revision = this.catalogRevision;
@@ -421,7 +432,8 @@ export class TestHost {
   /** Send `shutdown`, expect `{}`, and wait (≤ 2 s, as octet) for the process to exit. Returns the exit code. */
   async shutdown(params: Obj = {}): Promise<number> {
     const result = await this.call("shutdown", params);
-    if (JSON.stringify(result) !== "{}") this.diagnostics.push(`shutdown acknowledged with ${JSON.stringify(result)}`);
+    if (this.v03 && JSON.stringify(result) !== '{"terminal":"shutdown"}') this.violations.push(`API 0.3 shutdown must be acknowledged with {"terminal":"shutdown"}, not ${JSON.stringify(result)}`);
+    else if (!this.v03 && JSON.stringify(result) !== "{}") this.diagnostics.push(`shutdown acknowledged with ${JSON.stringify(result)}`);
     const code = await Promise.race([this.exited, Bun.sleep(2_000).then(() => undefined)]);
     if (code === undefined) {
       this.fatal("process did not exit within 2 s after acknowledging shutdown");
@@ -454,6 +466,67 @@ export class TestHost {
     if (this.violations.length > 0) throw new HostViolation(`octet would have killed the extension:\n- ${this.violations.join("\n- ")}`);
   }
 
+  // ---- API 0.3 (canonical wire) -------------------------------------------------------
+
+  private async initialize03(v03: CanonicalHostSession, params: Obj): Promise<Obj> {
+    v03.expectInitialize(this.peekNextId(), params);
+    const result = (await this.call("initialize", params)) as Obj;
+    const violation = v03.checkInitialize(result, params);
+    if (violation) {
+      this.fatal(`invalid initialize response: ${violation}`);
+      throw new HostViolation(`octet would kill the extension: invalid initialize response: ${violation}`);
+    }
+    this.catalogTools = ((result.tools ?? []) as Obj[]).map((t) => String(t.name));
+    return result;
+  }
+
+  /** API 0.3 `tool/call {name, arguments, context}`; the result is held to the 0.3 shape. */
+  private async callTool03(name: string, args: unknown, context: Obj | undefined): Promise<unknown> {
+    const params = { name, arguments: args, context: context ?? this.executionContext({ execution_scope: `scope-${this.peekNextId()}` }) };
+    return this.checked03("tool/call", await this.call("tool/call", params), toolResultViolation);
+  }
+
+  /** API 0.3 `hook/run {hook, payload}` for `session_start` / `session_end`; resolves with `{disposition}`. */
+  async runSessionHook(hook: "session_start" | "session_end", payload: Obj): Promise<Obj> {
+    if (!this.v03) throw new Error("runSessionHook is API 0.3's hook/run; use runHook on the legacy wire");
+    return this.checked03("hook/run", await this.call("hook/run", { hook, payload }), hookResultViolation) as Obj;
+  }
+
+  /** The contract an API 0.3 extension selected (after `initialize`). */
+  get contract03(): { capabilities: ReadonlySet<string>; methods: ReadonlySet<string>; limits: Obj } | undefined {
+    return this.v03?.selected;
+  }
+
+  private checked03(method: string, result: unknown, rule: (result: unknown) => string | undefined): unknown {
+    const violation = rule(result);
+    if (violation) {
+      this.fatal(`invalid ${method} result: ${violation}`);
+      throw new HostViolation(`octet would kill the extension: invalid ${method} result: ${violation}`);
+    }
+    return result;
+  }
+
+  /** A request or notification from an API 0.3 extension: a selected extension→host method, else refused or fatal. */
+  private onExtensionMessage03(v03: CanonicalHostSession, frame: Obj): void {
+    const verdict = extensionMessageViolation(frame, v03.selectedMethods);
+    if (verdict.fatal) return this.fatal(verdict.fatal);
+    if (!("id" in frame)) {
+      if (verdict.refuse) this.diagnostics.push(`notification ignored: ${verdict.refuse}`);
+      return;
+    }
+    const id = frame.id as string | number;
+    if (!v03.admit(id)) return this.fatal(`extension request id ${JSON.stringify(id)} reused`);
+    const reply = (value: unknown) => {
+      if (value === NO_REPLY || this.child.exitCode !== undefined || !v03.settle(id)) return;
+      this.connection.send(replyFrame(id, value));
+    };
+    if (verdict.refuse) {
+      this.diagnostics.push(verdict.refuse);
+      return reply(errorReply(-32601, "unknown or unnegotiated method", { method: frame.method }));
+    }
+    this.responders.serve(frame, reply);
+  }
+
   // ---- extension → host ---------------------------------------------------------
 
   /** Like octet: kill the process and fail every pending call; nothing more is read. */
@@ -467,6 +540,13 @@ export class TestHost {
   private onStdout(event: HostReadEvent): void {
     // After a fatal violation octet has closed the connection: nothing more is read.
     if (this.monitor.closed) return;
+    if (this.v03) {
+      const { entry, violation } = this.v03.decode(event);
+      if (entry) this.log.record(entry);
+      if (violation) return this.fatal(violation);
+      if (entry) this.route(entry);
+      return;
+    }
     if (event.kind === "oversize") return this.fatal(`stdout line reached the ${MAX_MESSAGE_BYTES}-byte frame limit (1 MiB, CR included, LF excluded)`);
     if (event.kind === "unterminated") return this.fatal("EOF in the middle of a stdout line");
     const { entry, violation } = decodeStdoutLine(event.bytes);
@@ -480,6 +560,7 @@ export class TestHost {
     const frame = entry.frame!;
     if (!("method" in frame)) this.onResponse(frame);
     else if (!this.monitor.initialized) return this.fatal(`extension sent ${String(frame.method)} before its initialize response`);
+    else if (this.v03) this.onExtensionMessage03(this.v03, frame);
     else if ("id" in frame) this.onExtensionRequest(frame);
     else this.onExtensionNotification(frame);
     this.log.release(entry);

@@ -45,6 +45,7 @@ describe("loadManifest: octet's extension.toml rules (spec §2)", () => {
     expect(m.contributes).toMatchObject({ tools: [], commands: [], context: false, notifications: false, confirmations: false, presentation: false });
     expect(loadManifest(join(dir, "extension.toml")).path).toBe(join(dir, "extension.toml"));
     expect(loadManifest(manifest(set("api_version", '"0.4"'))).api_version).toBe("0.4");
+    expect(loadManifest(manifest(set("api_version", '"0.3"'))).api_version).toBe("0.3"); // the canonical wire (test/api03/manifest.test.ts)
     // boundaries that are accepted
     expect(loadManifest(manifest(set("name", `"a${"b".repeat(63)}"`))).name).toHaveLength(64);
     expect(loadManifest(manifest(set("version", '"1.2.3-rc.1+build.5"'))).version).toBe("1.2.3-rc.1+build.5");
@@ -60,9 +61,9 @@ describe("loadManifest: octet's extension.toml rules (spec §2)", () => {
     ["no version", drop("version"), "`version` must be a SemVer version"],
     ["a two-part version", set("version", '"1.0"'), "`version` must be a SemVer version"],
     ["a version with a leading zero", set("version", '"01.0.0"'), "`version` must be a SemVer version"],
-    ["no api_version", drop("api_version"), '`api_version` must be "0.1", "0.2" or "0.4" for the legacy wire'],
-    ["api_version 0.3", set("api_version", '"0.3"'), '`api_version` must be "0.1", "0.2" or "0.4" for the legacy wire'],
-    ["a numeric api_version", set("api_version", "0.2"), '`api_version` must be "0.1", "0.2" or "0.4" for the legacy wire'],
+    ["no api_version", drop("api_version"), '`api_version` must be "0.1", "0.2", "0.3" or "0.4"'],
+    ["api_version 0.5", set("api_version", '"0.5"'), '`api_version` must be "0.1", "0.2", "0.3" or "0.4"'],
+    ["a numeric api_version", set("api_version", "0.2"), '`api_version` must be "0.1", "0.2", "0.3" or "0.4"'],
     ["no [entrypoint]", BASE.replace(/\[entrypoint\][^]*$/, ""), "`entrypoint` must be a table"],
     ["no entrypoint.command", BASE.replace('command = "extension"\n', 'args = []\n'), "`entrypoint.command` must be a non-blank string without control characters"],
     ["a blank command", BASE.replace('command = "extension"', 'command = "  "'), "`entrypoint.command` must be a non-blank string without control characters"],
