@@ -12,6 +12,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpat
 import { join } from "node:path";
 import { TestHost, temporaryDirectory } from "octet-extension/testing";
 import { pack } from "../../scripts/pack.ts";
+import { kindsLoop } from "./kinds-journey.ts";
 import { clientEnv, lockfileClosure, packFromNpmCache, publishTarballs, type Registry, run, startRegistry, writeClientConfig } from "./registry.ts";
 
 const REPO = join(import.meta.dir, "../..");
@@ -185,6 +186,19 @@ describe("the README's front door, against a registry", () => {
     expectNoNativeHost(dir);
     await authorLoop(s, dir, (name) => `npm run ${name}`, "npm test");
     console.log(`journey (npm): ${Object.entries(s.timings).map(([c, t]) => `${c} ${t.toFixed(1)} s`).join("; ")}`);
+  }, 300_000);
+
+  test("a second extension, with only Bun: a status item, context, a hook, a renderer and a tool with required $ref arguments → gen → test → call each kind → conformance", async () => {
+    const bin = pathDir({ bun: BUN_BINARY });
+    const home = temporaryDirectory("journey-home-");
+    writeClientConfig(home, registry.url);
+    const work = temporaryDirectory("journey-work-");
+    const s = session(bin, home, work);
+    await s.step("bun create octet-extension todo");
+    const dir = join(work, "todo");
+    await s.step("bun install", dir);
+    const summary = await kindsLoop(s, dir);
+    console.log(`journey (kinds): ${Object.entries(s.timings).map(([c, t]) => `${c} ${t.toFixed(1)} s`).join("; ")}\nconformance on add_todo: ${summary}`);
   }, 300_000);
 });
 
