@@ -40,7 +40,8 @@ describe("schemas in the generated module", () => {
     const module = read(dir, "src/extension.gen.ts");
     expect(module).not.toContain("interface Extension");
     expect(module.match(/export interface Handlers \{/g)).toHaveLength(1);
-    expect(module).toContain("export interface Handlers {\n  tools: ToolHandlers;\n  commands: CommandHandlers;\n}");
+    expect(module).toContain("export interface Handlers {\n  tools: ToolHandlers;\n  commands: CommandHandlers;\n  /** Lifecycle observers, each optional (octet sends only the events handled here). */\n  lifecycle?: LifecycleSlots;\n}");
+    expect(module.match(/from "octet-extension";/g)).toHaveLength(1);
     expect(module).toContain("export interface OneArgs {\n  h?: {\n    x?: string;\n  };\n  t?: string;\n}");
     expect(typecheck([join(dir, "src/extension.ts")])).toEqual([]);
   });
