@@ -63,8 +63,9 @@ class CallLog {
     return reply;
   }
 
+  /** No call of the probe reached the handler: every reply was a refusal, or none came. */
   get unexercised(): boolean {
-    return this.made > 0 && this.refused === this.made;
+    return this.refused === this.made;
   }
 }
 
@@ -313,6 +314,11 @@ async function chooseCall(subject: Omit<Subject, "call">, options: ConformanceOp
 
 /** `verdict` for a probe whose calls were all refused before the handler ran. */
 function unexercised(verdict: Verdict, log: CallLog, allowed: boolean): Verdict {
+  if (log.made === 0) {
+    // Nothing was answered: a failed probe already says why; a passing one proved nothing about the handler.
+    if (verdict.verdict === "FAIL") return verdict;
+    return allowed ? { verdict: verdict.verdict, detail: `NOT EXERCISED (allowed): no call was answered; ${verdict.detail}` } : fail(`NOT EXERCISED: no call was answered; ${verdict.detail}`);
+  }
   const what = `${log.made === 1 ? "its call was" : `all ${log.made} calls were`} refused by argument validation before the handler ran (${log.refusal})`;
   if (verdict.verdict === "FAIL") return fail(`${verdict.detail}; NOT EXERCISED: ${what}`);
   if (allowed) return { verdict: verdict.verdict, detail: `NOT EXERCISED (allowed): ${what}; ${verdict.detail}` };
@@ -338,7 +344,7 @@ export async function conformance(dir: string, command: string[] | undefined, pr
     const log = new CallLog();
     let verdict = await probe.run(subject, log);
     if (probe.calls && verdict.verdict !== "SKIP" && subject.call) {
-      // Exercised unless every reply it got was a refusal (a probe that got none failed for its own reason).
+      // Exercised only when at least one of its calls reached the handler (a reply that is not a refusal).
       calling++;
       if (log.unexercised) verdict = unexercised(verdict, log, options.allowUnexercised === true);
       else exercised++;

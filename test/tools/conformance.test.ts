@@ -5,6 +5,9 @@
  * SDK (the probes it breaks fail, and the exit status is 1).
  */
 import { describe, expect, test } from "bun:test";
+import { appendFileSync, cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 const CLI = `${REPO}codegen/cli.ts`;
@@ -59,6 +62,20 @@ describe("octet-extension conformance", () => {
 
     expect(lines.find((l) => l.startsWith("FAIL  EOF"))).toContain("still running");
     expect(code).toBe(1);
+  }, 120_000);
+
+  test("an extension that cannot even load exercises nothing: the summary counts 0 probes that reached the handler", () => {
+    const dir = mkdtempSync(join(tmpdir(), "octet-conformance-unloadable-"));
+    try {
+      cpSync(`${REPO}examples/hello-world`, dir, { recursive: true });
+      appendFileSync(join(dir, "extension.ts"), "\nthis is not TypeScript ((((\n");
+      const { code, lines } = conformance(["--dir", dir]);
+      expect(verdicts(lines).initialize).toBe("FAIL");
+      expect(lines.at(-1)).toMatch(/ 0\/\d+ probes that call hello_world exercised its handler$/);
+      expect(code).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 
   test("-- CMD runs another command line with DIR's manifest", () => {
