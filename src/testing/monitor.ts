@@ -1,7 +1,6 @@
 /** The stateful rules octet applies to what the extension sends (spec §1.9, §4, §7); records `violations`. */
 
 import { ErrorCode } from "../errors.ts";
-import { checkSnapshot } from "../runtime/presentation.ts";
 import { readId, wireId, type RequestId } from "../wire/ids.ts";
 import { readUnsigned64 } from "../wire/json.ts";
 import { MAX_CHILD_WORKER_REQUESTS, MAX_EXTENSION_REQUEST_IDS, MAX_OUTSTANDING_EXTENSION_REQUESTS } from "../wire/limits.ts";
@@ -9,6 +8,7 @@ import type { ActiveRequest } from "./connection.ts";
 import { checkNotification, checkRequest, FATAL_CHILD_OVERFLOW, holdsChildWorker } from "./host-rules.ts";
 import { checkProgressParams, checkServiceRequest, OPERATION_SCOPED } from "./host-services.ts";
 import type { HostManifest } from "./manifest.ts";
+import { snapshotViolation } from "./snapshot-rules.ts";
 import { negotiatesFeatures } from "../protocol.ts";
 
 type Obj = Record<string, unknown>;
@@ -152,11 +152,8 @@ export class HostMonitor {
     const extra = Object.keys(params).filter((k) => !["parent_request_id", "resource_owner", "snapshot"].includes(k));
     if (extra.length) return `presentation/update has unknown keys ${extra.join(", ")}`;
     if ("parent_request_id" in params && "resource_owner" in params) return "presentation/update with both parent_request_id and resource_owner";
-    try {
-      checkSnapshot(params.snapshot, this.manifest.contributes.commands);
-    } catch (error) {
-      return `invalid presentation snapshot: ${(error as Error).message}`;
-    }
+    const snapshot = snapshotViolation(params.snapshot, this.manifest.contributes.commands);
+    if (snapshot) return `invalid presentation snapshot: ${snapshot}`;
     if ("parent_request_id" in params) {
       const parent = readUnsigned64(params, "parent_request_id");
       if (parent === undefined || !this.host.active(Number(parent))) return `presentation/update for an unknown or settled parent ${String(params.parent_request_id)}`;

@@ -26,7 +26,8 @@ import { type LifecycleMethod, negotiatesFeatures } from "../protocol.ts";
 import type { HookPayload, LifecyclePayloads } from "../runtime/kinds.ts";
 import type { ContextEntry, HookName, Surface } from "../runtime/types.ts";
 import { type CommandOutput, commandReply, contextReply, defaultSurface, type HookOutput, hookReply, renderReply, type RenderOutput, type StatusContribution, statusReply } from "./kind-helpers.ts";
-import { type Menu, menuResult } from "../runtime/menu.ts";
+import type { Menu } from "../runtime/menu.ts";
+import { menuViolation } from "./menu-rules.ts";
 import { compareFrames, normaliseFrames, parse, readRecording, recordable, recordedReplies, type ReplayDifference, writeRecording } from "./replay.ts";
 
 export { HostViolation, ReplyError } from "./host-errors.ts";
@@ -314,11 +315,9 @@ export class TestHost {
   async collectMenu(): Promise<Menu> {
     if (!this.manifest.contributes.menu) throw new Error("octet sends menu/collect only with contributes.menu = true");
     const menu = await this.call("menu/collect", { context: this.ownedContext() });
-    try {
-      return menuResult(menu, this.manifest.contributes.commands);
-    } catch (error) {
-      throw new HostViolation(`octet would reject this menu: ${(error as Error).message.replace(/^menu handler returned an invalid menu: /, "")}`);
-    }
+    const violation = menuViolation(menu, this.manifest.contributes.commands);
+    if (violation) throw new HostViolation(`octet would reject this menu: ${violation}`);
+    return menu as Menu;
   }
 
   /**
