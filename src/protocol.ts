@@ -1,14 +1,17 @@
 /**
  * octet-extension/protocol: the facts of octet's legacy extension wire, in
  * one place — name patterns, hook names, UI surfaces, lifecycle methods, the
- * API 0.2 features, the requests a host child worker serves, and the numeric
- * limits — plus the output-schema subset check. The runtime, the test host and
- * the author tooling (`octet-extension-tools`) import them from here. Not
- * needed by extension code.
+ * features with their prerequisites and the requests each gates, the requests
+ * a host child worker serves, the numeric limits and the texts of the
+ * runtime's wire-level refusals — plus the output-schema subset check
+ * (`src/output-schema.ts`, which sits below this module). The runtime, the
+ * test host and the author tooling (`octet-extension-tools`) import them from
+ * here. Not needed by extension code.
  */
-export { checkOutputSchema } from "./runtime/structured/output-schema.ts";
-/** The variable the kit's `#!/bin/sh` launchers name the real stdout's descriptor in (not octet's). */
-export { PROTOCOL_FD_VARIABLE } from "./wire/protocol-descriptor.ts";
+export { checkOutputSchema } from "./output-schema.ts";
+
+/** The variable the kit's `#!/bin/sh` launchers name the real stdout's descriptor in, as `FD:PID` (not octet's; `src/wire/protocol-descriptor.ts`). */
+export const PROTOCOL_FD_VARIABLE = "OCTET_EXTENSION_PROTOCOL_FD";
 
 // Names (spec §2) ---------------------------------------------------------
 
@@ -48,7 +51,7 @@ export const API04_HOOKS = [
   "model_turn_end",
 ] as const;
 /** The feature each 0.4 hook needs; octet fails initialize when a declared one is not negotiated. */
-export const API04_HOOK_FEATURES: Readonly<Record<(typeof API04_HOOKS)[number], string>> = {
+export const API04_HOOK_FEATURES: Readonly<Record<(typeof API04_HOOKS)[number], Feature>> = {
   cache_warming_decision: "cache_warming_decision",
   compaction_strategy: "compaction_strategy",
   session_before_compact: "session_entries",
@@ -145,7 +148,65 @@ export const API04_FEATURES = [
 ] as const;
 /** Every feature this runtime implements. */
 export const SUPPORTED_FEATURES = [...API02_FEATURES, ...API04_FEATURES] as const;
+/** A feature this runtime implements; every feature check in the runtime is typed by it. */
 export type Feature = (typeof SUPPORTED_FEATURES)[number];
+
+/** Whether `name` is a feature this runtime implements. */
+export function isFeature(name: unknown): name is Feature {
+  return (SUPPORTED_FEATURES as readonly unknown[]).includes(name);
+}
+
+/** Features that build on another: never selected without it (the host rejects that). */
+export const FEATURE_NEEDS: Readonly<Partial<Record<Feature, Feature>>> = {
+  approvals: "policy_intents",
+  progress_decoration: "request_progress",
+  agent_model_selection_v1: "agent_sessions",
+  session_compaction_v1: "session_control_v1",
+  operation_descriptors_v1: "resource_refs_v1",
+};
+
+/**
+ * The features each extension→host request needs, checked in this order before
+ * it is sent (`HostSession.request`, as MCP's `assertCapabilityForMethod`);
+ * a request not listed needs none. `ext.request()` is Python's raw request and
+ * is not checked.
+ */
+export const HOST_REQUEST_FEATURES = {
+  "artifact/publish": ["artifacts"],
+  "policy/evaluate": ["policy_intents"],
+  "secret/get": ["secrets"],
+  "agent/spawn": ["agent_sessions"],
+  "agent/message": ["agent_sessions"],
+  "agent/follow_up": ["agent_sessions"],
+  "agent/list": ["agent_sessions"],
+  "agent/wait": ["agent_sessions"],
+  "agent/interrupt": ["agent_sessions"],
+  "agent/models": ["agent_sessions", "agent_model_selection_v1"],
+  "tools/register": ["dynamic_tools"],
+  "tools/unregister": ["dynamic_tools"],
+  "composer/get": ["composer"],
+  "composer/set": ["composer"],
+  "composer/insert": ["composer"],
+  "session/append_entry": ["session_entries"],
+  "session/set_name": ["session_entries"],
+  "session/set_label": ["session_entries"],
+  "session/send_user_message": ["message_injection"],
+  "tools/set_active": ["active_tools"],
+  "session/wait_for_idle": ["session_control_v1"],
+  "session/create": ["session_control_v1"],
+  "session/fork": ["session_control_v1"],
+  "session/switch": ["session_control_v1"],
+  "session/reload": ["session_control_v1"],
+  "session/compact": ["session_compaction_v1"],
+  "resource/register": ["resource_refs_v1"],
+  "resource/release": ["resource_refs_v1"],
+  "bulk/write": ["bulk_objects_v1"],
+  "bulk/commit": ["bulk_objects_v1"],
+  "bulk/read": ["bulk_objects_v1"],
+  "bulk/release": ["bulk_objects_v1"],
+} as const satisfies Readonly<Record<string, readonly Feature[]>>;
+/** An extension→host request method the runtime sends for a typed service. */
+export type HostMethod = keyof typeof HOST_REQUEST_FEATURES | "confirmation/request" | "input/request";
 
 /**
  * Whether octet serves an extension→host request with one of its child
@@ -204,9 +265,38 @@ export const MAX_EXTENSION_REQUEST_IDS = 65_536;
 export const MAX_CATALOG_TOOLS = 256;
 /** Largest unsigned 64-bit integer. */
 export const U64_MAX = 18446744073709551615n;
+/** octet's resource registry bounds (`resource_refs_v1`): a 0.4 host offers them and the reply repeats them exactly. */
+export const RESOURCE_LIMITS = { max_records: 256, max_registrations_per_parent: 32 } as const;
 /**
  * After a host `$/cancelRequest`, a request still unanswered this long is
  * answered `-32800` and its handler left running: octet terminates the whole
  * process when no reply arrives within 2 s of a cancel (spec §3.9).
  */
 export const CANCELLED_REPLY_MS = 1_000;
+
+// Wire-level refusal texts (spec §5, as octet's Python SDK writes them) -----
+
+/** Messages of the error replies the runtime writes itself; each is written in one place. */
+export const WIRE_ERRORS = {
+  notObject: "JSON-RPC message must be an object",
+  notJsonRpc2: "JSON-RPC message must set jsonrpc to 2.0",
+  notRequest: "invalid JSON-RPC request",
+  methodNotString: "method must be a string",
+  badId: "JSON-RPC id must be an integer or string",
+  /** Any request before a successful initialize, a second initialize, or shutdown first; SDK helpers used before initialize too. */
+  initializeFirst: "initialize must be the first request",
+  draining: "extension is draining",
+  alreadyDraining: "extension is already draining",
+  queueFull: "extension request queue is full",
+  duplicateId: "duplicate active request id",
+  /** A handler failed with something other than an `RpcError`. */
+  internal: "internal error",
+  shutdownFailed: "shutdown failed",
+  parentNotU64: "parent_request_id must be an unsigned 64-bit integer",
+  parentMissing: "operation-scoped host request requires parent_request_id",
+} as const;
+
+/** `-32700` for an inbound frame over `limit` bytes. */
+export function oversizeText(limit: number): string {
+  return `JSON-RPC message exceeds ${limit} bytes`;
+}

@@ -1,5 +1,5 @@
 import { ErrorCode, RpcError } from "../errors.ts";
-import { MAX_CATALOG_TOOLS } from "../protocol.ts";
+import { type Feature, MAX_CATALOG_TOOLS } from "../protocol.ts";
 import { readUnsigned64 } from "../wire/json.ts";
 import { Registry, type ToolEntry, type ToolRegistration, wireDefinition } from "./registry.ts";
 import { unnamed } from "./refusals.ts";
@@ -137,7 +137,7 @@ export interface DynamicToolDefinition {
 }
 
 /** `tools/register`: add or replace tools. */
-export function registerTools(catalog: ToolCatalog, send: Send, api: ApiVersion, definitions: DynamicToolDefinition[], features: ReadonlySet<string> = new Set()): Promise<CatalogUpdate> {
+export function registerTools(catalog: ToolCatalog, send: Send, api: ApiVersion, definitions: DynamicToolDefinition[], features: ReadonlySet<Feature> = new Set()): Promise<CatalogUpdate> {
   const entries = checkDynamicDefinitions(definitions, api);
   return catalog.mutate(
     (current) => {

@@ -1,5 +1,5 @@
 import { ErrorCode, RpcError, cancelledError, errorText } from "../errors.ts";
-import { LIFECYCLE_METHODS } from "../protocol.ts";
+import { type Feature, LIFECYCLE_METHODS } from "../protocol.ts";
 import type { Logger } from "../log.ts";
 import { decodeLine } from "../wire/decode.ts";
 import { FrameEncodeError, type WireLine, encodeWireFrame } from "../wire/encode.ts";
@@ -10,7 +10,7 @@ import type { SplitEvent } from "../wire/line-splitter.ts";
 import { CancellationToken } from "./cancellation.ts";
 import { scratchDirectory, workspaceOf } from "./handler-paths.ts";
 import { HostRequests } from "./host-requests.ts";
-import { type Session, negotiate } from "./initialize.ts";
+import { type Negotiated, negotiate } from "./initialize.ts";
 import type { LiveSession } from "./live-session.ts";
 import { ToolCatalog } from "./catalog.ts";
 import { METHODS, type MethodEnv, isThenable } from "./methods.ts";
@@ -30,7 +30,7 @@ export interface ConnectionOptions {
   maxMessageBytes: number;
   maxPendingRequests: number;
   maxConcurrentRequests: number;
-  supportedFeatures: ReadonlySet<string>;
+  supportedFeatures: ReadonlySet<Feature>;
   shutdownTimeoutMs: number;
   cancellationGraceMs: number;
   /** See `ExtensionOptions.cancelledReplyMs`. */
@@ -117,7 +117,7 @@ export class Connection {
     return this.liveSession;
   }
 
-  get session(): Session | undefined {
+  get session(): Negotiated | undefined {
     return this.liveSession?.session;
   }
 
@@ -289,7 +289,7 @@ export class Connection {
       this.options.logger.error("initialize failed", { code: rpc.code, error: rpc.message });
       return this.writeReply(id, { error: rpc });
     }
-    const { result, session } = negotiated;
+    const { result, negotiated: session } = negotiated;
     // The reply is queued before the state changes, so nothing can precede it; a reply that
     // cannot be encoded is answered -32603 and leaves the process uninitialised.
     if (!this.writeReplyChecked(id, { result })) return;

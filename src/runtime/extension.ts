@@ -2,7 +2,7 @@ import { ErrorCode, RpcError } from "../errors.ts";
 import type { Feature } from "../protocol.ts";
 import { Logger } from "../log.ts";
 import type { RequestId } from "../wire/ids.ts";
-import { U64_MAX } from "../wire/limits.ts";
+import { U64_MAX } from "../protocol.ts";
 import { installErrorLogging, routeConsoleWhenHosted, writeStderrLine } from "../wire/stdio.ts";
 import { Connection } from "./connection.ts";
 import type { LiveSession } from "./live-session.ts";

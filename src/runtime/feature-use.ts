@@ -4,11 +4,12 @@
  * Use is read from what is registered before `run()` and from the manifest's
  * `contributes`; every other implemented feature is selected whenever offered.
  */
+import type { Feature } from "../protocol.ts";
 import type { Registry } from "./registry.ts";
 import type { JsonObject, ToolDefinition } from "./types.ts";
 
 /** Whether the registrations or `contributes` use `feature`; true for features selected whenever offered. */
-export function usesFeature(feature: string, registry: Registry, contributes: JsonObject): boolean {
+export function usesFeature(feature: Feature, registry: Registry, contributes: JsonObject): boolean {
   switch (feature) {
     case "tool_prompt_metadata_v1":
       return someTool(registry, (t) => t.prompt_snippet !== undefined || t.prompt_guidelines !== undefined);

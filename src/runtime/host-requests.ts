@@ -1,10 +1,9 @@
 import { ErrorCode, RpcError, cancelledError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { negotiatesFeatures, usesChildWorker } from "../protocol.ts";
+import { MAX_CHILD_WORKER_REQUESTS, MAX_EXTENSION_REQUEST_IDS, MAX_OUTSTANDING_EXTENSION_REQUESTS, negotiatesFeatures, usesChildWorker } from "../protocol.ts";
 import { type WireLine, encodeProgressFrame, encodeWireFrame } from "../wire/encode.ts";
 import type { FrameWriter } from "../wire/frame-writer.ts";
 import { type RequestId, showId, wireId } from "../wire/ids.ts";
-import { MAX_CHILD_WORKER_REQUESTS, MAX_EXTENSION_REQUEST_IDS, MAX_OUTSTANDING_EXTENSION_REQUESTS } from "../wire/limits.ts";
 import type { CancellationToken } from "./cancellation.ts";
 import { SlotPool } from "./slot-pool.ts";
 import type { ApiVersion, JsonObject } from "./types.ts";

@@ -1,35 +1,21 @@
 import { ErrorCode, RpcError } from "../errors.ts";
-import { API04_FEATURES, API04_HOOK_FEATURES, negotiatesFeatures } from "../protocol.ts";
+import { API04_FEATURES, API04_HOOK_FEATURES, type Feature, FEATURE_NEEDS, type LifecycleMethod, negotiatesFeatures, RESOURCE_LIMITS } from "../protocol.ts";
 import { readInteger } from "../wire/json.ts";
 import { type BulkOffer, acceptBulkOffer } from "./bulk.ts";
 import { type FlagValue, readFlagValues } from "./flags.ts";
 import { usesFeature } from "./feature-use.ts";
-import { RESOURCE_LIMITS } from "./resources.ts";
 import { type Registry, wireDefinition } from "./registry.ts";
-import { isStringArray } from "../check.ts";
-import { isObject } from "./results.ts";
+import { isObject, isStringArray } from "../check.ts";
 import type { ApiVersion, JsonObject, ToolDefinition } from "./types.ts";
 
-/** Features this runtime implements: all of API 0.2 and some of 0.4 (defined in `src/protocol.ts`). */
-export { SUPPORTED_FEATURES, type Feature } from "../protocol.ts";
-
-/** Features that build on another: never advertised without it (the host rejects that). */
-const FEATURE_NEEDS: Readonly<Record<string, string>> = {
-  approvals: "policy_intents",
-  progress_decoration: "request_progress",
-  agent_model_selection_v1: "agent_sessions",
-  session_compaction_v1: "session_control_v1",
-  operation_descriptors_v1: "resource_refs_v1",
-};
-
-/** What a successful initialize established. */
-export interface Session {
+/** What a successful initialize established: the negotiated terms of the connection (not octet's conversation). */
+export interface Negotiated {
   api: ApiVersion;
   params: JsonObject;
   contributes: JsonObject;
-  features: ReadonlySet<string>;
+  features: ReadonlySet<Feature>;
   concurrency: number;
-  lifecycleEvents: string[];
+  lifecycleEvents: LifecycleMethod[];
   /** The host's `local-file.v1` transfer offer, when `bulk_objects_v1` was negotiated. */
   bulk?: BulkOffer;
   /** CLI flag values (API 0.2 and 0.4; empty on 0.1). */
@@ -38,7 +24,7 @@ export interface Session {
 
 export interface InitializeOptions {
   maxConcurrentRequests: number;
-  supportedFeatures: ReadonlySet<string>;
+  supportedFeatures: ReadonlySet<Feature>;
   /** Told why an offered feature was not selected (a refused bulk transfer directory). */
   warn?: (message: string, fields: Record<string, unknown>) => void;
 }
@@ -49,7 +35,7 @@ const invalid = (message: string, data?: unknown) => new RpcError(ErrorCode.Inva
  * Validate `initialize` params against the registrations (spec §8.2) and build
  * the reply. Throws the specified `RpcError` on any mismatch.
  */
-export function negotiate(params: unknown, registry: Registry, options: InitializeOptions): { result: JsonObject; session: Session } {
+export function negotiate(params: unknown, registry: Registry, options: InitializeOptions): { result: JsonObject; negotiated: Negotiated } {
   if (!isObject(params)) throw invalid("initialize params must be an object");
   const api = registry.apiVersion;
   if (params.api_version !== api) {
@@ -65,9 +51,9 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
     if (registry.menuHandler && params.contributes !== undefined && contributes.menu !== true) throw invalid("a menu handler requires contributes.menu = true");
   }
 
-  let features: string[] = [];
+  let features: Feature[] = [];
   let concurrency = 1;
-  let lifecycleEvents: string[] = [];
+  let lifecycleEvents: LifecycleMethod[] = [];
   let flags: Readonly<Record<string, FlagValue>> = Object.freeze(Object.create(null));
   let bulk: BulkOffer | undefined;
   if (negotiatesFeatures(api)) {
@@ -79,7 +65,7 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
     const required = featureList(protocol, "required_features");
     const optional = featureList(protocol, "optional_features");
     const unsupported: string[] = [];
-    for (const feature of required) if (!options.supportedFeatures.has(feature)) unsupported.push(feature);
+    for (const feature of required) if (!isSupported(feature, options.supportedFeatures)) unsupported.push(feature);
     if (unsupported.length > 0) {
       throw new RpcError(ErrorCode.ServerError, `required API ${api} features are unsupported`, { unsupported_features: unsupported });
     }
@@ -92,11 +78,11 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
       requested = n;
     }
     concurrency = Number(requested < options.maxConcurrentRequests ? requested : options.maxConcurrentRequests);
-    const seen = new Set<string>();
+    const seen = new Set<Feature>();
     for (let i = 0; i < required.length + optional.length; i++) {
       const feature = i < required.length ? required[i]! : optional[i - required.length]!;
-      if (seen.has(feature) || !options.supportedFeatures.has(feature)) continue;
-      if (api !== "0.4" && (API04_FEATURES as readonly string[]).includes(feature)) continue;
+      if (!isSupported(feature, options.supportedFeatures) || seen.has(feature)) continue;
+      if (api !== "0.4" && (API04_FEATURES as readonly Feature[]).includes(feature)) continue;
       // An optional feature only when used; a required one always (the host needs it back).
       if (i >= required.length && !usesFeature(feature, registry, contributes)) continue;
       seen.add(feature);
@@ -140,7 +126,7 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
   }
   return {
     result,
-    session: { api, params, contributes, features: new Set(features), concurrency, lifecycleEvents, flags, ...(bulk ? { bulk } : {}) },
+    negotiated: { api, params, contributes, features: new Set(features), concurrency, lifecycleEvents, flags, ...(bulk ? { bulk } : {}) },
   };
 }
 
@@ -192,9 +178,14 @@ function featureList(protocol: JsonObject, key: string): string[] {
   return value;
 }
 
+/** Whether the host's feature name is one this runtime implements and accepts. */
+function isSupported(name: string, supported: ReadonlySet<Feature>): name is Feature {
+  return supported.has(name as Feature);
+}
+
 /** `features` without those whose prerequisite (`FEATURE_NEEDS`) was not selected. */
-function withoutUnmetNeeds(features: string[], selected: ReadonlySet<string>): string[] {
-  const kept: string[] = [];
+function withoutUnmetNeeds(features: Feature[], selected: ReadonlySet<Feature>): Feature[] {
+  const kept: Feature[] = [];
   for (const feature of features) {
     const need = FEATURE_NEEDS[feature];
     if (need === undefined || selected.has(need)) kept.push(feature);

@@ -1,7 +1,7 @@
 import type { RequestId } from "../wire/ids.ts";
 import type { ToolCatalog } from "./catalog.ts";
 import type { HostRequests } from "./host-requests.ts";
-import type { Session } from "./initialize.ts";
+import type { Negotiated } from "./initialize.ts";
 import type { ProgressEvent } from "./progress.ts";
 
 /** What host calls need from the connection serving the session. */
@@ -24,7 +24,7 @@ export interface SessionConnection {
  * them can run, or needs a non-null assertion, before initialize.
  */
 export interface LiveSession {
-  readonly session: Session;
+  readonly session: Negotiated;
   readonly hostRequests: HostRequests;
   readonly catalog: ToolCatalog;
   /** The connection serving this session (progress and the active-parent rule live there). */

@@ -1,7 +1,7 @@
 import { type ArgumentIssue, invalidArgumentsText } from "./arguments.ts";
 import { ErrorCode, RpcError, errorText } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import type { Session } from "./initialize.ts";
+import type { Negotiated } from "./initialize.ts";
 import type { Registry, ToolEntry } from "./registry.ts";
 import * as results from "./results.ts";
 import { isObject } from "./results.ts";
@@ -13,7 +13,7 @@ import type { HandlerContext, HookName, JsonObject, Surface } from "./types.ts";
 /** What a host-method handler needs besides its request. */
 export interface MethodEnv {
   registry: Registry;
-  session: Session;
+  session: Negotiated;
   logger: Logger;
   /** Resolve a tool for `tool/call` (dynamic catalogs pin revisions, spec §8.7). */
   lookupTool(params: JsonObject): ToolEntry;
@@ -61,7 +61,7 @@ function guarded(env: MethodEnv, failure: string, fields: JsonObject, handler: (
 }
 
 /** Refuse `name` unless `contributes[key]` lists it; an absent key means no check (spec §8.4). */
-function requireDeclared(session: Session, key: string, name: string, what: string): void {
+function requireDeclared(session: Negotiated, key: string, name: string, what: string): void {
   if (!(key in session.contributes)) return;
   const list = session.contributes[key];
   if (!Array.isArray(list) || !list.includes(name)) throw notFound(`${name} is not a declared ${what}`);

@@ -1,15 +1,17 @@
 import type { Logger, LogLevel } from "../log.ts";
-import { API_VERSIONS } from "../protocol.ts";
 import {
+  API_VERSIONS,
   CANCELLATION_GRACE_MS,
   CANCELLED_REPLY_MS,
+  type Feature,
+  isFeature,
   MAX_CONCURRENT_REQUESTS,
   MAX_MESSAGE_BYTES,
   MAX_PENDING_REQUESTS,
   SHUTDOWN_TIMEOUT_MS,
-} from "../wire/limits.ts";
+  SUPPORTED_FEATURES,
+} from "../protocol.ts";
 import { GC_PACING_BYTES } from "./garbage-pacer.ts";
-import { SUPPORTED_FEATURES } from "./initialize.ts";
 import type { ApiVersion } from "./types.ts";
 
 /** Construction options; every default matches octet's Python SDK (spec §8.1). */
@@ -54,7 +56,7 @@ export interface ExtensionOptions {
 }
 
 /** The options the runtime runs with: every default filled in and checked. */
-export type ResolvedOptions = Required<Omit<ExtensionOptions, "apiVersion" | "logLevel" | "logOutput" | "handleUncaught">>;
+export type ResolvedOptions = Required<Omit<ExtensionOptions, "apiVersion" | "logLevel" | "logOutput" | "handleUncaught" | "supportedFeatures">> & { supportedFeatures: Feature[] };
 
 /** Fill in the defaults and check every value given (plain `Error` naming the option). */
 export function resolveOptions(options: ExtensionOptions): ResolvedOptions {
@@ -71,11 +73,11 @@ export function resolveOptions(options: ExtensionOptions): ResolvedOptions {
   };
 }
 
-function checkFeatures(supported: string[]): string[] {
+function checkFeatures(supported: string[]): Feature[] {
   const unknown: string[] = [];
-  for (const feature of supported) if (!(SUPPORTED_FEATURES as readonly string[]).includes(feature)) unknown.push(feature);
+  for (const feature of supported) if (!isFeature(feature)) unknown.push(feature);
   if (unknown.length > 0) throw new Error(`supportedFeatures names features this runtime does not implement: ${unknown.map((f) => JSON.stringify(f)).join(", ")}`);
-  return supported;
+  return supported as Feature[];
 }
 
 /** The API version: explicit, else `OCTET_EXTENSION_API_VERSION`, else 0.1 (an unknown one is logged). */

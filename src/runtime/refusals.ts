@@ -6,13 +6,13 @@
  */
 import { isObject } from "../check.ts";
 import { ErrorCode, RpcError } from "../errors.ts";
-import { API04_FEATURES } from "../protocol.ts";
+import { API04_FEATURES, type Feature } from "../protocol.ts";
 import type { JsonObject } from "./types.ts";
 
 const SET_04 = 'set api_version = "0.4" in manifest.toml';
 
 /** How octet comes to offer a feature it offers only when configured. */
-const OFFERED_WHEN: Readonly<Record<string, string>> = {
+const OFFERED_WHEN: Readonly<Partial<Record<Feature, string>>> = {
   secrets: "octet offers it with a secret broker when [capabilities].secrets in manifest.toml names secrets",
   agent_sessions: "octet offers it only with a child-session service",
   agent_model_selection_v1: "octet offers it only with a child-session service",
@@ -22,7 +22,7 @@ const OFFERED_WHEN: Readonly<Record<string, string>> = {
 };
 
 /** Why an offered, implemented feature was left out at initialize. */
-const SELECTED_WHEN: Readonly<Record<string, string>> = {
+const SELECTED_WHEN: Readonly<Partial<Record<Feature, string>>> = {
   resource_refs_v1: "it is selected only when a type is registered with ext.resourceType() before ext.run()",
   approvals: "it needs policy_intents, which was not selected",
   progress_decoration: "it needs request_progress, which was not selected",
@@ -39,13 +39,13 @@ export interface NegotiatedState {
 }
 
 /** `-32601`: `call` needs `feature`, which was not negotiated; says why and how to get it. */
-export function featureRefusal(call: string, feature: string, state: NegotiatedState, supported: ReadonlySet<string>): RpcError {
+export function featureRefusal(call: string, feature: Feature, state: NegotiatedState, supported: ReadonlySet<Feature>): RpcError {
   return new RpcError(ErrorCode.MethodNotFound, `${call} needs the ${feature} feature, which was not negotiated (API ${state.api}): ${whyNot(feature, state, supported)}`);
 }
 
-function whyNot(feature: string, state: NegotiatedState, supported: ReadonlySet<string>): string {
+function whyNot(feature: Feature, state: NegotiatedState, supported: ReadonlySet<Feature>): string {
   if (state.api === "0.1") return `API 0.1 has no features; ${SET_04}`;
-  if (state.api !== "0.4" && (API04_FEATURES as readonly string[]).includes(feature)) return `it is an API 0.4 feature; ${SET_04}`;
+  if (state.api !== "0.4" && (API04_FEATURES as readonly Feature[]).includes(feature)) return `it is an API 0.4 feature; ${SET_04}`;
   if (!offered(state.params).includes(feature)) return OFFERED_WHEN[feature] ? `the host did not offer it; ${OFFERED_WHEN[feature]}` : "the host did not offer it";
   if (!supported.has(feature)) return `new Extension({ supportedFeatures }) leaves it out; add "${feature}" there`;
   return SELECTED_WHEN[feature] ?? "the runtime did not select it";

@@ -1,8 +1,8 @@
 import { isNonBlankString, isObject, isOneOf } from "../check.ts";
-import { API02_HOOKS, API04_HOOKS, API04_UNSUPPORTED_HOOKS, hookApi, IDENT as SHORTCUT_NAME, LEGACY_HOOKS, LIFECYCLE_METHODS, type LifecycleMethod, MAX_CATALOG_TOOLS, SURFACES } from "../protocol.ts";
+import { API02_HOOKS, API04_HOOKS, API04_UNSUPPORTED_HOOKS, type Feature, hookApi, IDENT as SHORTCUT_NAME, LEGACY_HOOKS, LIFECYCLE_METHODS, type LifecycleMethod, MAX_CATALOG_TOOLS, SURFACES } from "../protocol.ts";
 import type { ArgumentValidator } from "./arguments.ts";
 import { needsApiText } from "./refusals.ts";
-import { checkOutputSchema } from "./structured/output-schema.ts";
+import { checkOutputSchema } from "../output-schema.ts";
 import { checkOperationSchemas, type OperationDescriptor, operationWire, ResourceRegistry, type ResourceType } from "./resources.ts";
 import type {
   ApiVersion,
@@ -87,8 +87,8 @@ export function promptMetadataProblem(snippet: unknown, guidelines: unknown): st
  * `tool_prompt_metadata_v1` was negotiated, the operation descriptor only
  * where `operation_descriptors_v1` was (octet rejects either otherwise).
  */
-export function wireDefinition(definition: ToolDefinition, features: ReadonlySet<string> | readonly string[]): ToolDefinition {
-  const has = (feature: string) => (Array.isArray(features) ? features.includes(feature) : (features as ReadonlySet<string>).has(feature));
+export function wireDefinition(definition: ToolDefinition, features: ReadonlySet<Feature> | readonly Feature[]): ToolDefinition {
+  const has = (feature: Feature) => (Array.isArray(features) ? features.includes(feature) : (features as ReadonlySet<Feature>).has(feature));
   const prompt = (definition.prompt_snippet !== undefined || definition.prompt_guidelines !== undefined) && !has("tool_prompt_metadata_v1");
   const operation = definition.operation !== undefined && !has("operation_descriptors_v1");
   if (!prompt && !operation) return definition;

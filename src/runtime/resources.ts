@@ -10,6 +10,7 @@
  */
 import { isObject } from "../check.ts";
 import { ErrorCode, RpcError } from "../errors.ts";
+import { RESOURCE_LIMITS } from "../protocol.ts";
 import type { JsonObject } from "./types.ts";
 
 /** `{"$resource": token, "type": name}`: opaque; only octet mints tokens. */
@@ -39,8 +40,6 @@ export interface OperationDescriptor {
   resourceOutputs?: { path: string; type: ResourceType<any> | string }[];
 }
 
-/** octet's registry bounds, which a 0.4 host offers and the reply must repeat exactly. */
-export const RESOURCE_LIMITS = { max_records: 256, max_registrations_per_parent: 32 } as const;
 const TYPE_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;
 const TOKEN = /^[\x21-\x7e]{1,128}$/;
 /** A fixed JSON Pointer through object properties: `/a/b` (no array indices, no wildcards). */

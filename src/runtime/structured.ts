@@ -1,11 +1,11 @@
 /**
  * Structured tool output (API 0.2), one module per concept: the bounded
- * `output_schema` subset (`structured/output-schema.ts`), validation of
+ * `output_schema` subset (`src/output-schema.ts`), validation of
  * `structured_content` against it (`structured/validate.ts`) and the result
  * bounds (`structured/result-bounds.ts`); canonical JSON lives in
  * `src/wire/canonical-json.ts`. Re-exported here for existing importers.
  */
-export { checkOutputSchema, MAX_PROPERTY_NAME_BYTES, MAX_SCHEMA_DEPTH } from "./structured/output-schema.ts";
+export { checkOutputSchema, MAX_PROPERTY_NAME_BYTES, MAX_SCHEMA_DEPTH } from "../output-schema.ts";
 export { MAX_VALIDATION_STEPS, validateStructured } from "./structured/validate.ts";
 export {
   checkResultBounds,

@@ -1,16 +1,14 @@
 import type { Logger } from "../log.ts";
+import { PROTOCOL_FD_VARIABLE } from "../protocol.ts";
 import type * as NodeFs from "node:fs";
 
 /** node:fs, loaded when first needed: importing it costs ~0.5 ms of start-up. */
 const fs = (): typeof NodeFs => require("node:fs");
 
-/**
- * Set by the `#!/bin/sh` launchers gen and build write (not by octet):
- * `FD:PID`, the descriptor that holds the real stdout and the process it was
- * set up for. The launcher `exec`s the extension with `3>&1 1>&2`, so fd 1 is
- * stderr from the first instruction, and `$$` (which `exec` keeps) as PID.
- */
-export const PROTOCOL_FD_VARIABLE = "OCTET_EXTENSION_PROTOCOL_FD";
+// PROTOCOL_FD_VARIABLE is set by the `#!/bin/sh` launchers gen and build write (not by octet):
+// `FD:PID`, the descriptor that holds the real stdout and the process it was set up for. The
+// launcher `exec`s the extension with `3>&1 1>&2`, so fd 1 is stderr from the first instruction,
+// and `$$` (which `exec` keeps) as PID.
 
 let read = false;
 let descriptor: number | undefined;

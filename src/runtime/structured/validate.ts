@@ -5,7 +5,7 @@
 import { type JsonRecord, isObject, memberPath } from "../../check.ts";
 import { canonicalJson } from "../../wire/canonical-json.ts";
 import { droppedByJson, jsonMembers } from "../../wire/json-text.ts";
-import { MAX_SCHEMA_DEPTH } from "./output-schema.ts";
+import { MAX_SCHEMA_DEPTH } from "../../output-schema.ts";
 
 /** Maximum schema-node visits while validating one value. */
 export const MAX_VALIDATION_STEPS = 65_536;

@@ -2,7 +2,7 @@
  * The bounded `output_schema` subset of API 0.2 (spec §6.3). Checked when a
  * tool is registered and, by the author tooling, when a manifest is read.
  */
-import { isObject, memberPath, preview, utf8Bytes } from "../../check.ts";
+import { isObject, memberPath, preview, utf8Bytes } from "./check.ts";
 
 /** Maximum nesting of schema nodes (the root schema is level 1). */
 export const MAX_SCHEMA_DEPTH = 32;
