@@ -13,11 +13,11 @@
  *
  * Every failure before step 7 is reported under request_id `invalid`.
  */
-import { INVALID_REQUEST_ID, isValidId } from "./ids.ts";
+import { INVALID_REQUEST_ID, isValidId } from "./id-rules.ts";
 import { invalidUtf8Message } from "./invalid-utf8.ts";
 import { MAX_FRAME_BYTES } from "./limits.ts";
 import { JsonObject, JsonSyntaxError, parseStrictJson, type JsonValue } from "./request-json.ts";
-import { COMMANDS, type CommandName, type Request, type RunRequest } from "./requests.ts";
+import { COMMANDS, type CommandName, type Request, type RunRequest } from "./decoded-requests.ts";
 import { RUN_FIELDS, RUN_REQUIRED, emptyRunDraft } from "./run-fields.ts";
 import { DecodeError, readBool, readString, readUnsigned, readVariant } from "./typed-values.ts";
 

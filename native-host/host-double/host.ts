@@ -14,13 +14,13 @@
 import fs from "node:fs";
 import { buildCatalog, type CatalogModel } from "./catalog.ts";
 import { decodeRequestLine, incompleteFrameError, oversizeRequestError } from "./decode.ts";
-import { EventWriter, newScope, type Scope } from "./events.ts";
+import { EventWriter, newScope, type Scope } from "./event-writer.ts";
 import { exitAfterFlush, exitCleanly } from "./exit.ts";
 import { FrameReader } from "./frame-reader.ts";
 import { defaultHelloData, mergeHelloData } from "./hello-data.ts";
-import { INVALID_REQUEST_ID } from "./ids.ts";
+import { INVALID_REQUEST_ID } from "./id-rules.ts";
 import { diagnostic, stdout } from "./output.ts";
-import type { Request, RunRequest } from "./requests.ts";
+import type { Request, RunRequest } from "./decoded-requests.ts";
 import { newRunContext } from "./run-context.ts";
 import { earlyFailure } from "./run-data.ts";
 import type { Scenario, Step } from "./scenario.ts";

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { audioFormatName, audioFormatOf, chatAcceptsAudio } from "./audio-formats.ts";
-import type { MediaItem } from "./requests.ts";
+import type { MediaItem } from "./decoded-requests.ts";
 import { rustDebugString } from "./rust-debug.ts";
 
 export type WireProtocol = "OpenAiChat" | "OpenAiResponses" | "AnthropicMessages";

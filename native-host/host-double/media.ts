@@ -12,7 +12,7 @@ import path from "node:path";
 import { audioFormatName, audioFormatOf, chatAcceptsAudio, extensionOf } from "./audio-formats.ts";
 import type { WireProtocol } from "./inline-route.ts";
 import { isInside } from "./paths.ts";
-import type { MediaItem } from "./requests.ts";
+import type { MediaItem } from "./decoded-requests.ts";
 
 export interface MediaRoute {
   /** The resolved model id (catalog id or `host-inline/…`). */

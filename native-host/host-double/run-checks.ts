@@ -4,9 +4,9 @@
  * shapes that need no file system, in the host's order. The first failure
  * is returned as the `final_result` error text (§9.2).
  */
-import { isValidId } from "./ids.ts";
+import { isValidId } from "./id-rules.ts";
 import { customHeadersError, inlineAudioRouteError, normaliseBaseUrl, protocolForMode } from "./inline-route.ts";
-import type { RunRequest } from "./requests.ts";
+import type { RunRequest } from "./decoded-requests.ts";
 import type { InlineRoute } from "./route.ts";
 import { hasControl, utf8Bytes } from "./text-rules.ts";
 

@@ -6,7 +6,7 @@
  * `provider_retry`/`candidate_rejected`), and the step and tool-call
  * counts — from which the default `final_result` of a scripted run is made.
  */
-import type { EmitResult, EventWriter, Scope } from "./events.ts";
+import type { EmitResult, EventWriter, Scope } from "./event-writer.ts";
 import type { EnvelopePatch } from "./scenario.ts";
 import type { RunPlan } from "./validate-run.ts";
 

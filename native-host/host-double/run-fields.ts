@@ -4,7 +4,7 @@
  * request may carry; anything else is an unknown field (§5 step 4).
  */
 import type { JsonValue } from "./request-json.ts";
-import type { HistoryItem, MediaItem, Modality, RunRequest } from "./requests.ts";
+import type { HistoryItem, MediaItem, Modality, RunRequest } from "./decoded-requests.ts";
 import {
   readBool,
   readOptional,

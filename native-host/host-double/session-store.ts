@@ -6,7 +6,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
-import type { HistoryItem } from "./requests.ts";
+import type { HistoryItem } from "./decoded-requests.ts";
 import type { SessionChoice } from "./session-select.ts";
 
 /** Open the chosen file: a new one gets its header and the seeded history. The error text on failure. */

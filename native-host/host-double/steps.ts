@@ -17,7 +17,7 @@
  */
 import { spawnChild } from "./children.ts";
 import { defaultRun, type RunOutcome } from "./default-run.ts";
-import type { EmitResult, EventWriter, Scope } from "./events.ts";
+import type { EmitResult, EventWriter, Scope } from "./event-writer.ts";
 import { exitAfterFlush } from "./exit.ts";
 import { diagnostic, stderr, stdout } from "./output.ts";
 import { emitRunEvent, type RunContext } from "./run-context.ts";

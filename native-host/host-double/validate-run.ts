@@ -11,7 +11,7 @@ import path from "node:path";
 import type { CatalogModel } from "./catalog.ts";
 import { canonical, canonicalWithMissingTail, hasParentComponent, isDirectory, isInside } from "./paths.ts";
 import { reasoningError, registeredTools } from "./policy.ts";
-import type { RunRequest } from "./requests.ts";
+import type { RunRequest } from "./decoded-requests.ts";
 import { resolveRoute, type ResolvedRoute } from "./route.ts";
 import { checkRunRequest } from "./run-checks.ts";
 import { chooseSessionFile, type SessionChoice } from "./session-select.ts";

@@ -1,7 +1,7 @@
 /** What octet sends besides the method's own params: initialize params (spec §3.1) and request contexts (§3). */
 
 import { flagValueFits, type HostManifest } from "./manifest.ts";
-import type { TestHostOptions } from "./options.ts";
+import type { TestHostOptions } from "./host-options.ts";
 
 type Obj = Record<string, unknown>;
 

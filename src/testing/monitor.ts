@@ -4,7 +4,7 @@ import { ErrorCode } from "../errors.ts";
 import { readId, wireId, type RequestId } from "../wire/ids.ts";
 import { readUnsigned64 } from "../wire/json.ts";
 import { MAX_CHILD_WORKER_REQUESTS, MAX_EXTENSION_REQUEST_IDS, MAX_OUTSTANDING_EXTENSION_REQUESTS } from "../wire/limits.ts";
-import type { ActiveRequest } from "./connection.ts";
+import type { ActiveRequest } from "./host-connection.ts";
 import { checkNotification, checkRequest, FATAL_CHILD_OVERFLOW, holdsChildWorker } from "./host-rules.ts";
 import { checkProgressParams, checkServiceRequest, OPERATION_SCOPED } from "./host-services.ts";
 import type { HostManifest } from "./manifest.ts";

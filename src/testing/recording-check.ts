@@ -3,7 +3,7 @@
  * what the host offered (offer, flags, octet version), each checked by type.
  * Nothing in it selects what runs; any other key is refused.
  */
-import type { TestHostOptions } from "./options.ts";
+import type { TestHostOptions } from "./host-options.ts";
 
 type Obj = Record<string, unknown>;
 

@@ -3,14 +3,14 @@ import { readUnsigned64 } from "../wire/json.ts";
 import { MAX_MESSAGE_BYTES } from "../wire/limits.ts";
 import { builtInResponder, HostResources } from "./built-in-responders.ts";
 import { HostBulkStore } from "./bulk-store.ts";
-import { HostConnection } from "./connection.ts";
+import { HostConnection } from "./host-connection.ts";
 import { ExtensionProcess } from "./extension-process.ts";
 import { HostViolation, ReplyError } from "./host-errors.ts";
 import { flagValues, initializeParams, offeredFeatures, requestContext } from "./host-params.ts";
 import { checkInitializeResult, checkResponseEnvelope } from "./host-rules.ts";
 import { type HostManifest, loadManifest } from "./manifest.ts";
 import { HostMonitor } from "./monitor.ts";
-import type { TestHostOptions } from "./options.ts";
+import type { TestHostOptions } from "./host-options.ts";
 import { errorReply, NO_REPLY, replyFrame, Responders, type Responder } from "./responders.ts";
 import { HostStderr } from "./host-stderr.ts";
 import { parseLogs, readStderr } from "./stderr-reader.ts";
@@ -32,7 +32,7 @@ import { compareFrames, normaliseFrames, parse, readRecording, recordable, recor
 
 export { HostViolation, ReplyError } from "./host-errors.ts";
 export { DEFAULT_OPTIONAL_FEATURES, DEFAULT_OPTIONAL_FEATURES_04, REQUIRED_FEATURES } from "./host-params.ts";
-export type { TestHostOptions } from "./options.ts";
+export type { TestHostOptions } from "./host-options.ts";
 export type { Responder } from "./responders.ts";
 export type { TranscriptEntry } from "./transcript.ts";
 export type { CommandOutput, HookOutput, RenderOutput, StatusContribution } from "./kind-helpers.ts";

@@ -1,6 +1,6 @@
 import { flagValues } from "../host-params.ts";
 import type { HostManifest } from "../manifest.ts";
-import type { TestHostOptions } from "../options.ts";
+import type { TestHostOptions } from "../host-options.ts";
 import type { HostReadEvent } from "../stdout-reader.ts";
 import type { TranscriptEntry } from "../transcript.ts";
 import { checkCanonicalFrame } from "./canonical-check.ts";
