@@ -32,3 +32,8 @@ test("in-process runtime tests write no log lines into the runner's output", () 
   expect(output).toContain(" 0 fail");
   expect(output).not.toContain('{"level"');
 }, 60_000);
+
+test("TestHost is a facade: src/testing/test-host.ts has at most 350 lines (issue 26)", () => {
+  const lines = readFileSync(join(REPO, "src/testing/test-host.ts"), "utf8").split("\n").length - 1;
+  expect(lines).toBeLessThanOrEqual(350);
+});

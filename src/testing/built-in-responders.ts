@@ -76,6 +76,17 @@ export class HostResources {
   }
 }
 
+/**
+ * The results of a `resource/dispose` reply when it reports each of `refs`,
+ * in order, `completed` or `failed`; else undefined (octet then ends the
+ * process generation).
+ */
+export function disposalResults(reply: unknown, refs: readonly Obj[]): { resource: Obj; status: string }[] | undefined {
+  const results = Array.isArray((reply as Obj | null)?.results) ? ((reply as Obj).results as Obj[]) : undefined;
+  const ok = results?.length === refs.length && results.every((r, i) => JSON.stringify(r.resource) === JSON.stringify(refs[i]) && (r.status === "completed" || r.status === "failed"));
+  return ok ? (results as { resource: Obj; status: string }[]) : undefined;
+}
+
 function defaultReply(method: string, params: Obj, manifest: HostManifest): { result: unknown } | { error: { code: number; message: string } } {
   switch (method) {
     case "confirmation/request":

@@ -16,3 +16,10 @@ export class ReplyError extends Error {
 export class HostViolation extends Error {
   override name = "HostViolation";
 }
+
+/** The result of a reply frame, or its error thrown as {@link ReplyError}. */
+export function replyResult(reply: Record<string, unknown>): unknown {
+  if (!("error" in reply)) return reply.result;
+  const error = reply.error as { code: number; message: string; data?: unknown };
+  throw new ReplyError(error.code, error.message, error.data);
+}

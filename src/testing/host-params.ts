@@ -1,5 +1,6 @@
 /** What octet sends besides the method's own params: initialize params (spec §3.1) and request contexts (§3). */
 
+import { negotiatesFeatures } from "../protocol.ts";
 import { flagValueFits, type HostManifest } from "./manifest.ts";
 import type { TestHostOptions } from "./host-options.ts";
 
@@ -138,6 +139,19 @@ export function offeredFeatures(params: Obj): { features: string[]; required: st
 /** Default `params.context` for requests. */
 export function requestContext(workspace: string, extra: Obj = {}): Obj {
   return { workspace, execution_scope: null, host: hostState(), ...extra };
+}
+
+/** Context for a session-owned request: on API 0.2 and 0.4 it carries the host's resource `owner`. */
+export function ownedContext(api: string, workspace: string, owner: unknown, extra: Obj = {}): Obj {
+  const context = requestContext(workspace, extra);
+  if (negotiatesFeatures(api)) context.resource_owner = owner;
+  return context;
+}
+
+/** The features an initialize result agreed to (API 0.2 and 0.4). */
+export function agreedFeatures(result: Obj): Set<string> {
+  const features = (result.protocol as Obj | undefined)?.features;
+  return new Set(Array.isArray(features) ? (features as string[]) : []);
 }
 
 function hostState(): Obj {

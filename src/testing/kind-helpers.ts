@@ -8,9 +8,11 @@
 import { isObject } from "../check.ts";
 import type { ContextEntry, NotificationParams, RenderSegment, Surface } from "../runtime/types.ts";
 import type { HookAnswers } from "../runtime/kinds.ts";
+import type { Menu } from "../runtime/menu.ts";
 import { checkContextEntry, checkNotification } from "./host-rules.ts";
 import { HostViolation } from "./host-errors.ts";
 import type { HostManifest } from "./manifest.ts";
+import { menuViolation } from "./menu-rules.ts";
 
 /** `status/collect` as octet receives it: every key filled in but `style_role`. */
 export type StatusContribution = {
@@ -94,4 +96,11 @@ export function hookReply<H extends keyof HookAnswers>(value: unknown): HookOutp
 export function commandReply(value: unknown): CommandOutput {
   if (!isObject(value) || typeof value.text !== "string" || !Array.isArray(value.notifications) || !Array.isArray(value.context)) throw refuse("command result", "expected {text, notifications, context}");
   return value as unknown as CommandOutput;
+}
+
+/** A `menu/collect` reply, read by the host's own menu rules (`menu-rules.ts`). */
+export function menuReply(value: unknown, manifest: HostManifest): Menu {
+  const problem = menuViolation(value, manifest.contributes.commands);
+  if (problem) throw refuse("menu", problem);
+  return value as Menu;
 }

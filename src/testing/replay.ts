@@ -9,6 +9,7 @@
  * requests (renumbered by order) and timing fields.
  */
 import { readFileSync } from "node:fs";
+import type { TestHostOptions } from "./host-options.ts";
 import type { TranscriptEntry } from "./transcript.ts";
 import { writePrivateFile } from "./private-file.ts";
 import { checkRecording, type RecordedOptions, TranscriptError } from "./recording-check.ts";
@@ -127,4 +128,15 @@ export function compareFrames(expected: string[], actual: string[], limit = 5): 
 /** Entries as recorded (for `TestHost.saveTranscript`), secret answers replaced by a placeholder. */
 export function recordable(entries: readonly TranscriptEntry[]): RecordedSession["frames"] {
   return redactSecrets(entries.map((entry) => ({ from: entry.from, text: entry.text })));
+}
+
+/** What `TestHost.saveTranscript` writes: the host-offer facts of `options` and every frame, secret answers replaced. */
+export function sessionRecording(extension: { name: string; api_version: string }, options: TestHostOptions, entries: readonly TranscriptEntry[]): RecordedSession {
+  const { offer, flags, octetVersion } = options;
+  return {
+    format: "octet-transcript/1",
+    extension: { name: extension.name, api_version: extension.api_version },
+    options: { ...(offer ? { offer } : {}), ...(flags ? { flags } : {}), ...(octetVersion ? { octetVersion } : {}) },
+    frames: recordable(entries),
+  };
 }

@@ -1,0 +1,78 @@
+/**
+ * The parts a `TestHost` delegates to, wired for one extension process: the
+ * transcript, the connection (host → extension), the monitor and the frame
+ * router (extension → host), the responders, the stderr judge, the bulk
+ * store and, for a 0.3 manifest, the canonical side. Reading the process's
+ * stdout and stderr starts here.
+ */
+import type { JsonRecord } from "../check.ts";
+import { negotiatesFeatures } from "../protocol.ts";
+import { builtInResponder, type HostCatalog, type HostResources } from "./built-in-responders.ts";
+import { HostBulkStore } from "./bulk-store.ts";
+import type { ExtensionProcess } from "./extension-process.ts";
+import { FrameRouter } from "./frame-router.ts";
+import { HostConnection } from "./host-connection.ts";
+import type { TestHostOptions } from "./host-options.ts";
+import { HostStderr } from "./host-stderr.ts";
+import type { HostManifest } from "./manifest.ts";
+import { HostMonitor } from "./monitor.ts";
+import { Responders } from "./responders.ts";
+import { readStderr } from "./stderr-reader.ts";
+import { readStdout } from "./stdout-reader.ts";
+import { Transcript } from "./transcript.ts";
+import { canonicalText } from "./v03/canonical-text.ts";
+import { readCanonicalStdout } from "./v03/frame-reader.ts";
+import { CanonicalHostSession } from "./v03/host-session.ts";
+
+/** The wired parts; see the module comment. */
+export interface HostParts {
+  log: Transcript;
+  connection: HostConnection;
+  monitor: HostMonitor;
+  router: FrameRouter;
+  responders: Responders;
+  stderrLines: HostStderr;
+  v03: CanonicalHostSession | undefined;
+  bulk: HostBulkStore | undefined;
+  /** Resolves with the exit code once the process is gone and everything it wrote was judged. */
+  exited: Promise<number>;
+}
+
+/** What the parts read of the host they serve (its catalog is published into by `tools/register`). */
+export interface ServedHost extends HostCatalog {
+  readonly stderr: string[];
+  readonly features: ReadonlySet<string>;
+  readonly resourceOwner: unknown;
+  readonly resources: HostResources;
+}
+
+/** Wire the parts for `child` and start reading what it writes. */
+export function assembleHost(manifest: HostManifest, child: ExtensionProcess, options: TestHostOptions, host: ServedHost): HostParts {
+  const log = new Transcript();
+  const v03 = manifest.api_version === "0.3" ? new CanonicalHostSession(manifest) : undefined;
+  const connection = new HostConnection(child, log, {
+    timeoutMs: () => options.requestTimeoutMs ?? 30_000,
+    cancelOnTimeout: () => negotiatesFeatures(manifest.api_version) || v03 !== undefined,
+    ...(v03 ? { encode: (frame: JsonRecord) => `${canonicalText(frame)}\n` } : {}),
+  });
+  const monitor = new HostMonitor(manifest, { features: () => host.features, active: (id) => connection.active(id), resourceOwner: host.resourceOwner });
+  const stderrLines = new HostStderr(host.stderr, monitor.violations, options.strictStderr !== false, options.stderrWindow);
+  const bulk = options.bulk && manifest.api_version === "0.4" ? new HostBulkStore() : undefined;
+  const responders = new Responders((method) => builtInResponder(method, manifest, host, bulk, host.resources));
+  const router = new FrameRouter({ child, log, connection, monitor, responders, v03 });
+  const onStdout = router.onStdout.bind(router);
+  const drained = Promise.all([
+    v03 ? readCanonicalStdout(child.stdout, onStdout, () => v03.bound) : readStdout(child.stdout, onStdout),
+    readStderr(child.stderr, (line, part) => stderrLines.line(line, part)),
+  ]).catch((error: Error) => {
+    monitor.diagnostics.push(`test host reader failed: ${error.message}`);
+  });
+  // Judge the process on everything it wrote (a last partial line, a last stderr record) before failing pending calls.
+  const exited = child.gone(drained).then((code) => {
+    const tail = host.stderr.slice(-5).join("\n");
+    const exitedBefore = (request: { method: string }) => new Error(`extension exited (status ${code}) before replying to ${request.method}${tail ? `; stderr:\n${tail}` : ""}`);
+    connection.rejectAll(exitedBefore, { stopTimers: false });
+    return code;
+  });
+  return { log, connection, monitor, router, responders, stderrLines, v03, bulk, exited };
+}
