@@ -1,9 +1,8 @@
-import { HEX64, utf8Bytes as bytes } from "../check.ts";
+import { HEX64, isObject, utf8Bytes as bytes } from "../check.ts";
 import { ErrorCode, RpcError } from "../errors.ts";
-import type { Feature } from "../protocol.ts";
+import type { Feature, HostMethod } from "../protocol.ts";
 import type { RequestId } from "../wire/ids.ts";
-import { isObject } from "./results.ts";
-import type { ServiceHost } from "./services.ts";
+import type { HostAccess } from "./host-session.ts";
 import type { JsonObject } from "./types.ts";
 
 /**
@@ -100,19 +99,20 @@ const CALLS: Readonly<Record<string, string>> = {
   "agent/models": "ext.listAgentModels()",
 };
 
-/** Gate (initialized, `agent_sessions`, then `features`), resolve the parent, send. */
-async function send(host: ServiceHost, method: string, params: JsonObject, parentRequestId: RequestId | undefined, features: Feature[] = []): Promise<unknown> {
-  const live = host.initialized();
+/** Gate (initialized, the method's features, then a spawn's model selection), resolve the parent, send. */
+async function send(access: HostAccess, method: HostMethod, params: JsonObject, parentRequestId: RequestId | undefined, extra?: Feature): Promise<unknown> {
+  const host = access.session();
   const call = CALLS[method] ?? method;
-  host.requireFeature("agent_sessions", call);
-  // The only extra feature is model selection: on a spawn it is the option that needs it.
-  for (const feature of features) host.requireFeature(feature, method === "agent/spawn" ? "ext.spawnAgent({ modelSelection })" : call);
-  params.parent_request_id = host.parent(parentRequestId);
-  return live.hostRequests.request(method, params, host.token());
+  // agent/models needs agent_model_selection_v1 by the table; on a spawn it is the option that needs it.
+  if (extra !== undefined) {
+    host.require("agent_sessions", call);
+    host.require(extra, "ext.spawnAgent({ modelSelection })");
+  }
+  return host.request(method, params, call, access.caller(), { parentRequestId });
 }
 
 /** `agent/spawn`: start a bounded child session; resolves to its record (with `agent_id`). */
-export async function spawnAgent(host: ServiceHost, options: SpawnAgentOptions): Promise<JsonObject> {
+export async function spawnAgent(access: HostAccess, options: SpawnAgentOptions): Promise<JsonObject> {
   if (typeof options.taskName !== "string" || !NAME.test(options.taskName)) throw new Error("agent task_name must match ^[a-z0-9_-]{1,48}$");
   if (options.profile !== undefined && (typeof options.profile !== "string" || !NAME.test(options.profile))) throw new Error("agent profile must match ^[a-z0-9_-]{1,48}$");
   if (options.fingerprint !== undefined && (typeof options.fingerprint !== "string" || !HEX64.test(options.fingerprint))) throw new Error("agent fingerprint must be 64 lowercase hexadecimal characters");
@@ -138,41 +138,41 @@ export async function spawnAgent(host: ServiceHost, options: SpawnAgentOptions):
   const params: JsonObject = { task_name: options.taskName, message: text, idempotency_key: key, policy };
   if (options.profile !== undefined) params.profile = options.profile;
   if (options.fingerprint !== undefined) params.fingerprint = options.fingerprint;
-  const result = await send(host, "agent/spawn", params, options.parentRequestId, options.modelSelection === undefined ? [] : ["agent_model_selection_v1"]);
+  const result = await send(access, "agent/spawn", params, options.parentRequestId, options.modelSelection === undefined ? undefined : "agent_model_selection_v1");
   return reply(result, (v) => typeof v.agent_id === "string", "agent/spawn");
 }
 
 /** `agent/message`: steer a running child (or queue for it). */
-export async function sendAgentMessage(host: ServiceHost, to: string, text: string, options: { parentRequestId?: RequestId } = {}): Promise<JsonObject> {
+export async function sendAgentMessage(access: HostAccess, to: string, text: string, options: { parentRequestId?: RequestId } = {}): Promise<JsonObject> {
   const params = { target: target(to), message: message("message", text) };
-  return reply(await send(host, "agent/message", params, options.parentRequestId), () => true, "agent/message");
+  return reply(await send(access, "agent/message", params, options.parentRequestId), () => true, "agent/message");
 }
 
 /** `agent/follow_up`: give a child a follow-up turn. */
-export async function followUpAgent(host: ServiceHost, to: string, text: string, options: { parentRequestId?: RequestId } = {}): Promise<JsonObject> {
+export async function followUpAgent(access: HostAccess, to: string, text: string, options: { parentRequestId?: RequestId } = {}): Promise<JsonObject> {
   const params = { target: target(to), message: message("message", text) };
-  return reply(await send(host, "agent/follow_up", params, options.parentRequestId), () => true, "agent/follow_up");
+  return reply(await send(access, "agent/follow_up", params, options.parentRequestId), () => true, "agent/follow_up");
 }
 
 /** `agent/list`: the children owned by this parent's principal and owner. */
-export async function listAgents(host: ServiceHost, options: { parentRequestId?: RequestId } = {}): Promise<JsonObject> {
-  return reply(await send(host, "agent/list", {}, options.parentRequestId), (v) => Array.isArray(v.agents), "agent/list");
+export async function listAgents(access: HostAccess, options: { parentRequestId?: RequestId } = {}): Promise<JsonObject> {
+  return reply(await send(access, "agent/list", {}, options.parentRequestId), (v) => Array.isArray(v.agents), "agent/list");
 }
 
 /** `agent/wait`: wait up to `timeoutMs` (1..60,000, default 30,000) for children to settle. */
-export async function waitAgents(host: ServiceHost, options: { timeoutMs?: number; parentRequestId?: RequestId } = {}): Promise<JsonObject> {
+export async function waitAgents(access: HostAccess, options: { timeoutMs?: number; parentRequestId?: RequestId } = {}): Promise<JsonObject> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 60_000) throw new Error("agent wait timeout_ms must be an integer in 1..60000");
-  return reply(await send(host, "agent/wait", { timeout_ms: timeoutMs }, options.parentRequestId), (v) => typeof v.timed_out === "boolean", "agent/wait");
+  return reply(await send(access, "agent/wait", { timeout_ms: timeoutMs }, options.parentRequestId), (v) => typeof v.timed_out === "boolean", "agent/wait");
 }
 
 /** `agent/interrupt`: ask a child to stop. */
-export async function interruptAgent(host: ServiceHost, to: string, options: { parentRequestId?: RequestId } = {}): Promise<JsonObject> {
-  return reply(await send(host, "agent/interrupt", { target: target(to) }, options.parentRequestId), () => true, "agent/interrupt");
+export async function interruptAgent(access: HostAccess, to: string, options: { parentRequestId?: RequestId } = {}): Promise<JsonObject> {
+  return reply(await send(access, "agent/interrupt", { target: target(to) }, options.parentRequestId), () => true, "agent/interrupt");
 }
 
 /** `agent/models` (octet, needs `agent_model_selection_v1`): models a child may use. */
-export async function listAgentModels(host: ServiceHost, options: { query?: string; limit?: number; parentRequestId?: RequestId } = {}): Promise<JsonObject> {
+export async function listAgentModels(access: HostAccess, options: { query?: string; limit?: number; parentRequestId?: RequestId } = {}): Promise<JsonObject> {
   const params: JsonObject = {};
   if (options.query !== undefined) {
     if (typeof options.query !== "string" || bytes(options.query) > 128 || CONTROL.test(options.query)) throw new Error("agent model query must be at most 128 bytes without control characters");
@@ -181,5 +181,5 @@ export async function listAgentModels(host: ServiceHost, options: { query?: stri
   const limit = options.limit ?? 50;
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new Error("agent model limit must be an integer in 1..100");
   params.limit = limit;
-  return reply(await send(host, "agent/models", params, options.parentRequestId, ["agent_model_selection_v1"]), (v) => Array.isArray(v.models), "agent/models");
+  return reply(await send(access, "agent/models", params, options.parentRequestId), (v) => Array.isArray(v.models), "agent/models");
 }

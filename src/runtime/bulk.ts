@@ -11,6 +11,7 @@
  */
 import { isObject } from "../check.ts";
 import { ErrorCode, RpcError } from "../errors.ts";
+import type { HostAccess } from "./host-session.ts";
 import { TransferDirectory } from "./transfer-directory.ts";
 import type { JsonObject } from "./types.ts";
 
@@ -99,7 +100,33 @@ export const BLOB_SCHEMA: JsonObject = {
 };
 
 /** Sends one bulk request under the calling tool call (`detached`: not cancelled with it, for releases). */
-export type BulkSend = (method: string, params: JsonObject, detached?: boolean) => Promise<unknown>;
+export type BulkSend = (method: BulkMethod, params: JsonObject, detached?: boolean) => Promise<unknown>;
+type BulkMethod = "bulk/write" | "bulk/commit" | "bulk/read" | "bulk/release";
+
+/** `ext.bulk.publish`: `data` into a host transfer file, committed; resolves to its provisional BlobRef. */
+export function publish(access: HostAccess, data: Uint8Array | string, mediaType: string): Promise<BlobRef> {
+  return withBulk(access, "ext.bulk.publish()", (offer, send) => publishBlob(offer, send, typeof data === "string" ? new TextEncoder().encode(data) : data, mediaType));
+}
+
+/** `ext.bulk.read`: a blob's verified bytes, at most `maxBytes`. */
+export function read(access: HostAccess, ref: BlobRef, options: { maxBytes: number }): Promise<Uint8Array> {
+  return withBulk(access, "ext.bulk.read()", (offer, send) => readBlob(offer, send, ref, options?.maxBytes));
+}
+
+/** Gate a bulk operation (initialized, `bulk_objects_v1`, inside a tool call) and give it a sender under that call. */
+function withBulk<T>(access: HostAccess, call: string, run: (offer: BulkOffer, send: BulkSend) => Promise<T>): Promise<T> {
+  try {
+    const host = access.session();
+    host.require("bulk_objects_v1", call);
+    const scope = access.caller();
+    if (scope?.method !== "tool/call") throw new Error("bulk objects are used from a tool handler (octet requires a live tool/call parent)");
+    const parent = host.parent(scope);
+    const send: BulkSend = (method, params, detached) => host.request(method, { ...params, parent_request_id: parent }, call, scope, { parent: "none", detached });
+    return run(host.negotiated.bulk!, send);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
 
 /**
  * Write `data` into a fresh host file and commit it: resolves to the

@@ -1,15 +1,13 @@
 import { ErrorCode, RpcError } from "../errors.ts";
-import { type Feature, MAX_CATALOG_TOOLS } from "../protocol.ts";
+import { isObject } from "../check.ts";
+import { MAX_CATALOG_TOOLS } from "../protocol.ts";
 import { readUnsigned64 } from "../wire/json.ts";
-import { Registry, type ToolEntry, type ToolRegistration, wireDefinition } from "./registry.ts";
+import type { ToolEntry } from "./registry.ts";
 import { unnamed } from "./refusals.ts";
-import { isObject } from "./results.ts";
-import type { ApiVersion, JsonObject, ToolHandler } from "./types.ts";
+import type { JsonObject } from "./types.ts";
 
 /** Committed catalogs kept for revision-pinned calls (spec §8.7). */
 const RETAINED_CATALOGS = 8;
-/** Re-exported for existing importers; defined in `src/protocol.ts`. */
-export { MAX_CATALOG_TOOLS };
 
 /** The host's acknowledgement of a catalog mutation. */
 export interface CatalogUpdate {
@@ -114,74 +112,4 @@ export class ToolCatalog {
     if (revision !== expected) throw invalid(`invalid dynamic tool catalog revision: expected ${expected}, got ${revision.toString()}`);
     return { revision: expected, tools: names as string[] };
   }
-}
-
-// ---- mutations (`dynamic_tools`, spec §4.11, §4.12, §8.7) ----------------------
-// The caller checks initialize and the feature; definitions are checked here first
-// (plain `Error`s, nothing sent); then the catalog stages the change, asks the host
-// through `send` and commits exactly what it published.
-
-/** Sends one extension→host request and resolves to the host's result. */
-type Send = (method: string, params: JsonObject) => Promise<unknown>;
-
-/** A tool added at runtime: its definition plus its handler. */
-export interface DynamicToolDefinition {
-  name: string;
-  description: string;
-  parameters?: JsonObject | null;
-  outputSchema?: JsonObject | null;
-  /** API 0.4, sent where `tool_prompt_metadata_v1` was negotiated (see `ext.tool`). */
-  promptSnippet?: string;
-  promptGuidelines?: string[];
-  handler: ToolHandler<any>;
-}
-
-/** `tools/register`: add or replace tools. */
-export function registerTools(catalog: ToolCatalog, send: Send, api: ApiVersion, definitions: DynamicToolDefinition[], features: ReadonlySet<Feature> = new Set()): Promise<CatalogUpdate> {
-  const entries = checkDynamicDefinitions(definitions, api);
-  return catalog.mutate(
-    (current) => {
-      const next = new Map(current);
-      for (const entry of entries) next.set(entry.definition.name, entry);
-      return next;
-    },
-    () => send("tools/register", { tools: entries.map((e) => wireDefinition(e.definition, features)) }),
-  );
-}
-
-/** `tools/unregister`: remove tools; unknown names are harmless. */
-export function unregisterTools(catalog: ToolCatalog, send: Send, names: string[]): Promise<CatalogUpdate> {
-  if (!Array.isArray(names) || names.length < 1 || names.length > MAX_CATALOG_TOOLS) throw new Error(`unregister needs 1..${MAX_CATALOG_TOOLS} tool names`);
-  if (names.some((n) => typeof n !== "string" || n.trim() === "")) throw new Error("tool names must be non-blank strings");
-  if (new Set(names).size !== names.length) throw new Error("tool names must be unique");
-  return catalog.mutate(
-    (current) => {
-      const next = new Map(current);
-      for (const name of names) next.delete(name);
-      return next;
-    },
-    () => send("tools/unregister", { names: [...names] }),
-  );
-}
-
-/** Argument checks for registerTools (spec §8.7): plain errors, nothing sent. */
-function checkDynamicDefinitions(definitions: DynamicToolDefinition[], api: ApiVersion): ToolEntry[] {
-  if (!Array.isArray(definitions) || definitions.length < 1 || definitions.length > MAX_CATALOG_TOOLS) throw new Error(`register needs 1..${MAX_CATALOG_TOOLS} tool definitions`);
-  const seen = new Set<string>();
-  const staging = new Registry(api);
-  return definitions.map((definition) => {
-    if (!definition || typeof definition !== "object") throw new Error("a tool definition must be an object");
-    for (const key of Object.keys(definition)) {
-      if (!["name", "description", "parameters", "outputSchema", "promptSnippet", "promptGuidelines", "handler"].includes(key)) throw new Error(`tool definition has unknown field ${key}`);
-    }
-    if (seen.has(definition.name)) throw new Error(`tool \`${definition.name}\` is listed twice`);
-    seen.add(definition.name);
-    const base: ToolRegistration = { name: definition.name, description: definition.description };
-    if (definition.promptSnippet !== undefined) base.promptSnippet = definition.promptSnippet;
-    if (definition.promptGuidelines !== undefined) base.promptGuidelines = definition.promptGuidelines;
-    if (definition.parameters !== undefined && definition.parameters !== null) base.parameters = definition.parameters;
-    if (definition.outputSchema !== undefined && definition.outputSchema !== null) base.outputSchema = definition.outputSchema;
-    staging.addTool(base, definition.handler);
-    return staging.tools.get(definition.name)!;
-  });
 }

@@ -1,5 +1,5 @@
+import type { HostAccess } from "./host-session.ts";
 import { notDeclared } from "./refusals.ts";
-import type { ServiceHost } from "./services.ts";
 import type { ContextEntry, NotificationParams, StatusEntry, Surface } from "./types.ts";
 import { checkContextEntry, checkStatusEntry, notificationParams } from "./validate.ts";
 
@@ -11,29 +11,29 @@ import { checkContextEntry, checkStatusEntry, notificationParams } from "./valid
  */
 
 /** `notification`; needs `contributes.notifications = true`. */
-export function notify(host: ServiceHost, message: string, options: { level?: NotificationParams["level"]; title?: string } = {}): Promise<void> {
+export function notify(access: HostAccess, message: string, options: { level?: NotificationParams["level"]; title?: string } = {}): Promise<void> {
   // Not `async`: a burst of notifications shares its batch's promise instead of one per call.
   try {
     const params = notificationParams(message, options.level ?? "info", options.title);
-    const live = host.initialized();
-    if (live.session.contributes.notifications !== true) throw notDeclared("ext.notify()", "notifications");
-    return live.hostRequests.notify("notification", params);
+    const host = access.session();
+    if (host.negotiated.contributes.notifications !== true) throw notDeclared("ext.notify()", "notifications");
+    return host.notify("notification", params);
   } catch (error) {
     return Promise.reject(error);
   }
 }
 
 /** `context/contribution`; needs `contributes.context = true`. */
-export async function contributeContext(host: ServiceHost, entry: ContextEntry): Promise<void> {
+export async function contributeContext(access: HostAccess, entry: ContextEntry): Promise<void> {
   checkContextEntry(entry);
-  const live = host.initialized();
-  if (live.session.contributes.context !== true) throw notDeclared("ext.contributeContext()", "context");
-  await live.hostRequests.notify("context/contribution", { ...entry });
+  const host = access.session();
+  if (host.negotiated.contributes.context !== true) throw notDeclared("ext.contributeContext()", "context");
+  await host.notify("context/contribution", { ...entry });
 }
 
 /** `status/contribution` for a surface declared in `contributes.ui`. */
-export async function contributeStatus(host: ServiceHost, entry: StatusEntry & { surface: Surface; text: string }): Promise<void> {
-  const live = host.initialized();
-  checkStatusEntry(entry, live.session.contributes.ui);
-  await live.hostRequests.notify("status/contribution", { ...entry });
+export async function contributeStatus(access: HostAccess, entry: StatusEntry & { surface: Surface; text: string }): Promise<void> {
+  const host = access.session();
+  checkStatusEntry(entry, host.negotiated.contributes.ui);
+  await host.notify("status/contribution", { ...entry });
 }

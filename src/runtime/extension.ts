@@ -1,15 +1,13 @@
+import { isObject } from "../check.ts";
 import { ErrorCode, RpcError } from "../errors.ts";
-import type { Feature } from "../protocol.ts";
+import { type Feature, WIRE_ERRORS } from "../protocol.ts";
 import { Logger } from "../log.ts";
 import type { RequestId } from "../wire/ids.ts";
-import { U64_MAX } from "../protocol.ts";
 import { installErrorLogging, routeConsoleWhenHosted, writeStderrLine } from "../wire/stdio.ts";
 import { Connection } from "./connection.ts";
-import type { LiveSession } from "./live-session.ts";
+import type { HostAccess, HostSession } from "./host-session.ts";
 import { type ExtensionOptions, type ResolvedOptions, resolveApiVersion, resolveOptions } from "./options.ts";
 import { Registry, type ToolRegistration } from "./registry.ts";
-import { featureRefusal } from "./refusals.ts";
-import { isObject } from "./results.ts";
 import { type RunOptions, serve } from "./serve.ts";
 import { currentScope } from "./scope.ts";
 import type {
@@ -35,17 +33,19 @@ import type {
 } from "./types.ts";
 import type { ArgumentValidator } from "./arguments.ts";
 import * as agents from "./agents.ts";
-import * as catalog from "./catalog.ts";
-import type { CatalogUpdate, DynamicToolDefinition } from "./catalog.ts";
+import type { CatalogUpdate } from "./catalog.ts";
+import * as catalogChanges from "./catalog-changes.ts";
+import type { DynamicToolDefinition } from "./catalog-changes.ts";
 import * as contributions from "./contributions.ts";
 import type { ProgressEvent } from "./progress.ts";
 import * as services from "./services.ts";
 import * as sessionServices from "./session-services.ts";
 import * as bulk from "./bulk.ts";
-import type { BlobRef, BulkOffer } from "./bulk.ts";
-import { isResourceRef, makeResourceType, type ResourceRef, type ResourceType } from "./resources.ts";
+import type { BlobRef } from "./bulk.ts";
+import { makeResourceType, type ResourceRef, type ResourceType } from "./resources.ts";
+import * as resourceCalls from "./resource-calls.ts";
 import type { PresentationSnapshot } from "./presentation.ts";
-import { PresentationPublisher } from "./presentation-publisher.ts";
+import { publishPresentation } from "./presentation-publisher.ts";
 import type { FlagValue } from "./flags.ts";
 import { CanonicalExtension, speaksCanonicalApi } from "./v03/canonical-extension.ts";
 import { apiRefusal } from "./v03/refusals.ts";
@@ -53,7 +53,7 @@ import type { SessionHookHandler, SessionHookName } from "./v03/types.ts";
 
 export type { RunOptions } from "./serve.ts";
 export type { ExtensionOptions } from "./options.ts";
-export type { DynamicToolDefinition } from "./catalog.ts";
+export type { DynamicToolDefinition } from "./catalog-changes.ts";
 export type { FlagValue } from "./flags.ts";
 
 /** Longest text part a typed tool's projection may produce. */
@@ -86,10 +86,8 @@ export class Extension {
   private readonly options: ResolvedOptions;
   private connection: Connection | undefined;
   private running = false;
-  /** The seam every host call goes through (not public API). */
-  private readonly services: services.ServiceHost;
-  /** Made on the first `publishPresentation` (nothing before the initialize reply needs it). */
-  private presenter: PresentationPublisher | undefined;
+  /** How every host call reaches the session: ambient caller, `-32600` before initialize. */
+  private readonly services: HostAccess;
 
   constructor(options: ExtensionOptions = {}) {
     this.log = new Logger(options.logOutput ?? writeStderrLine, options.logLevel ?? "info");
@@ -100,18 +98,7 @@ export class Extension {
     this.apiVersion = canonical ? "0.3" : legacy;
     if (options.handleUncaught !== false) installErrorLogging(this.log);
     this.registry = new Registry(legacy);
-    this.services = {
-      api: legacy,
-      initialized: () => {
-        if (this.v03) throw new RpcError(ErrorCode.MethodNotFound, apiRefusal("this host service"));
-        const live = this.connection?.live;
-        if (!live) throw new RpcError(ErrorCode.InvalidRequest, "initialize must be the first request");
-        return live;
-      },
-      requireFeature: (feature, call) => this.requireFeature(feature, call),
-      parent: (explicit) => this.parentFor(explicit),
-      token: () => currentScope()?.token,
-    };
+    this.services = { api: legacy, registry: this.registry, session: () => this.hostSession(), caller: currentScope };
     this.options = resolveOptions(options);
     this.v03 = canonical ? new CanonicalExtension(this.log, options, this.options) : undefined;
   }
@@ -327,41 +314,10 @@ export class Extension {
    * active ref of a type (undefined for anything else); `release` retires one.
    */
   readonly resources = {
-    export: <T>(type: ResourceType<T>, value: T): Promise<ResourceRef> => this.exportResource(type, value),
-    resolve: <T>(ref: unknown, type: ResourceType<T>): T | undefined => this.registry.resources.resolve(ref, type),
-    release: (ref: ResourceRef): Promise<{ retired: true; cleanup: string }> => this.releaseResource(ref),
+    export: <T>(type: ResourceType<T>, value: T): Promise<ResourceRef> => resourceCalls.exportResource(this.services, type, value),
+    resolve: <T>(ref: unknown, type: ResourceType<T>): T | undefined => resourceCalls.resolveResource(this.services, ref, type),
+    release: (ref: ResourceRef): Promise<{ retired: true; cleanup: string }> => resourceCalls.releaseResource(this.services, ref),
   };
-
-  private exportedUnder = new WeakSet<object>();
-
-  private async exportResource<T>(type: ResourceType<T>, value: T): Promise<ResourceRef> {
-    const live = this.services.initialized();
-    this.requireFeature("resource_refs_v1", "ext.resources.export()");
-    if (this.registry.resourceTypes.get(type?.name) !== type) throw new Error("export a value of a type registered with ext.resourceType");
-    const scope = currentScope();
-    if (scope?.method !== "tool/call" || !scope.afterReply) throw new Error("resources are exported from a tool handler (octet requires a live tool/call parent)");
-    const parent = scope.id;
-    const ref = await live.hostRequests.request("resource/register", { parent_request_id: this.parentFor(undefined), type: type.name }, scope.token);
-    if (!isResourceRef(ref) || ref.type !== type.name) throw new RpcError(ErrorCode.InternalError, "invalid resource/register response");
-    this.registry.resources.add(parent, ref, type, value);
-    if (!this.exportedUnder.has(scope)) {
-      this.exportedUnder.add(scope);
-      scope.afterReply((succeeded, result) => this.registry.resources.settle(parent, succeeded, result));
-    }
-    return ref;
-  }
-
-  private async releaseResource(ref: ResourceRef): Promise<{ retired: true; cleanup: string }> {
-    const live = this.services.initialized();
-    this.requireFeature("resource_refs_v1", "ext.resources.release()");
-    if (!isResourceRef(ref)) throw new Error("not a ResourceRef");
-    const scope = currentScope();
-    if (scope?.method !== "tool/call") throw new Error("resources are released from a tool handler (octet requires a live tool/call parent)");
-    const reply = await live.hostRequests.request("resource/release", { parent_request_id: this.parentFor(undefined), resource: ref }, scope.token);
-    if (!isObject(reply) || reply.retired !== true || typeof reply.cleanup !== "string") throw new RpcError(ErrorCode.InternalError, "invalid resource/release response");
-    this.registry.resources.retire(ref);
-    return reply as { retired: true; cleanup: string };
-  }
 
   /**
    * Bulk objects (feature `bulk_objects_v1`, API 0.4; from a tool handler):
@@ -374,37 +330,22 @@ export class Extension {
    * return { content: "rendered", structured_content: { image: ref } };
    */
   readonly bulk = {
-    publish: (data: Uint8Array | string, mediaType: string) =>
-      this.bulkCall("ext.bulk.publish()", (offer, send) => bulk.publishBlob(offer, send, typeof data === "string" ? new TextEncoder().encode(data) : data, mediaType)),
-    read: (ref: BlobRef, options: { maxBytes: number }) => this.bulkCall("ext.bulk.read()", (offer, send) => bulk.readBlob(offer, send, ref, options?.maxBytes)),
+    publish: (data: Uint8Array | string, mediaType: string): Promise<BlobRef> => bulk.publish(this.services, data, mediaType),
+    read: (ref: BlobRef, options: { maxBytes: number }): Promise<Uint8Array> => bulk.read(this.services, ref, options),
   };
-
-  private bulkCall<T>(call: string, run: (offer: BulkOffer, send: bulk.BulkSend) => Promise<T>): Promise<T> {
-    try {
-      const live = this.services.initialized();
-      this.requireFeature("bulk_objects_v1", call);
-      const scope = currentScope();
-      if (scope?.method !== "tool/call") throw new Error("bulk objects are used from a tool handler (octet requires a live tool/call parent)");
-      const parent = this.parentFor(undefined);
-      const send: bulk.BulkSend = (method, params, detached) => live.hostRequests.request(method, { ...params, parent_request_id: parent }, detached ? undefined : scope.token);
-      return run(live.session.bulk!, send);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
 
   // ---- state -----------------------------------------------------------------
 
   /** True after a successful `initialize`. */
   get initialized(): boolean {
     if (this.v03) return this.v03.initialized;
-    return this.connection?.initialized ?? false;
+    return this.connection?.host !== undefined;
   }
 
   /** The raw `initialize` params (after a successful initialize). */
   get initialization(): JsonObject | undefined {
     if (this.v03) return this.v03.initialization as JsonObject | undefined;
-    return this.connection?.session?.params;
+    return this.connection?.host?.negotiated.params;
   }
 
   /** Workspace root from `initialize`. */
@@ -420,8 +361,8 @@ export class Extension {
   }
 
   /** API 0.2 features agreed in `initialize` (empty on 0.1). */
-  get negotiatedFeatures(): ReadonlySet<string> {
-    return this.connection?.session?.features ?? new Set();
+  get negotiatedFeatures(): ReadonlySet<Feature> {
+    return this.connection?.host?.negotiated.features ?? new Set();
   }
 
   /**
@@ -434,13 +375,13 @@ export class Extension {
    */
   get flags(): Readonly<Record<string, FlagValue>> {
     if (this.v03) return (this.v03.flags as Readonly<Record<string, FlagValue>> | undefined) ?? NO_FLAGS;
-    return this.connection?.session?.flags ?? NO_FLAGS;
+    return this.connection?.host?.negotiated.flags ?? NO_FLAGS;
   }
 
   /** Worker count agreed in `initialize` (1 on API 0.1). */
   get negotiatedConcurrency(): number {
     if (this.v03) return this.v03.concurrency ?? 1;
-    return this.connection?.session?.concurrency ?? 1;
+    return this.connection?.host?.negotiated.concurrency ?? 1;
   }
 
   // ---- extension → host -------------------------------------------------------
@@ -494,8 +435,8 @@ export class Extension {
     options: { current?: number | null; total?: number | null; unit?: string | null; requestId?: RequestId } = {},
   ): Promise<void> {
     try {
-      // The connection checks feature, then parent, then shape, then state (spec §8.11).
-      return this.services.initialized().connection.progress(messageOrEvent, options, currentScope(), options.requestId);
+      // The session checks feature, then parent, then shape, then state (spec §8.11).
+      return this.services.session().progress(messageOrEvent, options, currentScope(), options.requestId);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -517,8 +458,7 @@ export class Extension {
    * await ext.publishPresentation({ revision: 1, status: { state: "active", label: "1 worker" }, activities: [], actions: [] });
    */
   publishPresentation(snapshot: PresentationSnapshot, options: { resourceOwner?: ResourceOwner } = {}): Promise<void> {
-    this.presenter ??= new PresentationPublisher(this.services, () => [...this.registry.commands.keys()]);
-    return this.presenter.publish(snapshot, options);
+    return publishPresentation(this.services, snapshot, options);
   }
 
   /** Ask the user for ephemeral input (`input/request`, API 0.2); `null` when cancelled or headless. */
@@ -593,7 +533,7 @@ export class Extension {
    * await ext.registerTools([{ name: "search", description: "Search", parameters: schema, handler: search }]);
    */
   registerTools(definitions: DynamicToolDefinition[]): Promise<CatalogUpdate> {
-    return this.mutateCatalog("ext.registerTools()", (live, send) => catalog.registerTools(live.catalog, send, this.registry.apiVersion, definitions, live.session.features));
+    return catalogChanges.registerTools(this.services, definitions);
   }
 
   /** Register one tool; see {@link Extension.registerTools}. */
@@ -603,7 +543,7 @@ export class Extension {
 
   /** Remove tools (`tools/unregister`, needs `dynamic_tools`); unknown names are harmless. */
   unregisterTools(names: string[]): Promise<CatalogUpdate> {
-    return this.mutateCatalog("ext.unregisterTools()", (live, send) => catalog.unregisterTools(live.catalog, send, names));
+    return catalogChanges.unregisterTools(this.services, names);
   }
 
   /** Remove one tool; see {@link Extension.unregisterTools}. */
@@ -613,7 +553,7 @@ export class Extension {
 
   /** Last committed tool catalog revision (0 after initialize). */
   get toolCatalogRevision(): number {
-    return this.connection?.live?.catalog.revision ?? 0;
+    return this.connection?.host?.catalog.revision ?? 0;
   }
 
   /**
@@ -621,7 +561,7 @@ export class Extension {
    * parent is added; `operationScoped` makes a missing parent an error.
    */
   request(method: string, params: JsonObject = {}, options: { parentRequestId?: RequestId; operationScoped?: boolean } = {}): Promise<unknown> {
-    return services.hostRequest(this.services, method, params, { ...options, inHandler: currentScope() !== undefined });
+    return services.hostRequest(this.services, method, params, options);
   }
 
   // ---- running ------------------------------------------------------------------
@@ -656,42 +596,11 @@ export class Extension {
     });
   }
 
-  /** Gate a catalog mutation: initialized, then `dynamic_tools`; failures reject. */
-  private mutateCatalog(
-    call: string,
-    mutate: (live: LiveSession, send: (method: string, params: JsonObject) => Promise<unknown>) => Promise<CatalogUpdate>,
-  ): Promise<CatalogUpdate> {
-    try {
-      const live = this.services.initialized();
-      this.requireFeature("dynamic_tools", call);
-      return mutate(live, (method, params) => live.hostRequests.request(method, params));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  /** The session once initialize succeeded; `-32600` before (on API 0.3, a refusal naming it). */
+  private hostSession(): HostSession {
+    if (this.v03) throw new RpcError(ErrorCode.MethodNotFound, apiRefusal("this host service"));
+    const host = this.connection?.host;
+    if (!host) throw new RpcError(ErrorCode.InvalidRequest, WIRE_ERRORS.initializeFirst);
+    return host;
   }
-
-  /** `-32601` unless the feature was negotiated (spec §5), saying why not and how to get it (`refusals.ts`). */
-  private requireFeature(feature: Feature, call: string): void {
-    if (this.apiVersion !== "0.1" && this.negotiatedFeatures.has(feature)) return;
-    const state = this.connection?.session ?? { api: this.apiVersion, params: {} };
-    throw featureRefusal(call, feature, state, new Set(this.options.supportedFeatures));
-  }
-
-  /** Parent of an operation-scoped request (spec §8.11): explicit, else ambient, else `-32602`. */
-  private parentFor(explicit: RequestId | undefined): number | bigint {
-    if (explicit !== undefined) {
-      if (!isU64(explicit)) throw new RpcError(ErrorCode.InvalidParams, "parent_request_id must be an unsigned 64-bit integer");
-      return explicit;
-    }
-    const ambient = currentScope()?.id;
-    if (ambient === undefined) throw new RpcError(ErrorCode.InvalidParams, "operation-scoped host request requires parent_request_id");
-    if (!isU64(ambient)) throw new RpcError(ErrorCode.InvalidParams, "parent_request_id must be an unsigned 64-bit integer");
-    return ambient;
-  }
-}
-
-function isU64(id: unknown): id is number | bigint {
-  if (typeof id === "number") return Number.isSafeInteger(id) && id >= 0;
-  if (typeof id === "bigint") return id >= 0n && id <= U64_MAX;
-  return false;
 }

@@ -1,22 +1,26 @@
-import { type ArgumentIssue, invalidArgumentsText } from "./arguments.ts";
-import { ErrorCode, RpcError, errorText } from "../errors.ts";
+import { isObject } from "../check.ts";
+import { ErrorCode, RpcError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { type ArgumentIssue, invalidArgumentsText } from "./arguments.ts";
+import type { ToolCatalog } from "./catalog.ts";
+import { failureReply, toolFailureResult } from "./failure.ts";
 import type { Negotiated } from "./initialize.ts";
-import type { Registry, ToolEntry } from "./registry.ts";
-import * as results from "./results.ts";
-import { isObject } from "./results.ts";
 import { menuResult } from "./menu.ts";
 import { unnamed } from "./refusals.ts";
+import type { Registry, ToolEntry } from "./registry.ts";
+import { RequestContext } from "./request-context.ts";
+import * as results from "./results.ts";
+import { runInScope, type RequestScope } from "./scope.ts";
 import { checkSessionLeaf, SESSION_HOOKS, sessionHookResult } from "./session-hooks.ts";
 import type { HandlerContext, HookName, JsonObject, Surface } from "./types.ts";
 
-/** What a host-method handler needs besides its request. */
+/** What a host-method handler needs besides its request; made once per session. */
 export interface MethodEnv {
   registry: Registry;
-  session: Negotiated;
+  negotiated: Negotiated;
   logger: Logger;
-  /** Resolve a tool for `tool/call` (dynamic catalogs pin revisions, spec §8.7). */
-  lookupTool(params: JsonObject): ToolEntry;
+  /** Resolves `tool/call` (dynamic catalogs pin revisions, spec §8.7). */
+  catalog: ToolCatalog;
 }
 
 /**
@@ -44,19 +48,16 @@ function settleHandler(handler: () => unknown, finish: (value: unknown) => unkno
 
 const notFound = (message: string) => new RpcError(ErrorCode.MethodNotFound, message);
 const badParams = (message: string) => new RpcError(ErrorCode.InvalidParams, message);
-const internal = () => new RpcError(ErrorCode.InternalError, "internal error");
 
 function objectParams(method: string, params: unknown): JsonObject {
   if (!isObject(params)) throw badParams(`${method} params must be an object`);
   return params;
 }
 
-/** Run a handler, then `finish`; ordinary errors become `-32603 internal error` after logging `failure`. */
+/** Run a handler, then `finish`; what it throws is mapped by `failureReply`, logged as `failure`. */
 function guarded(env: MethodEnv, failure: string, fields: JsonObject, handler: () => unknown, finish: (value: unknown) => unknown): unknown {
   return settleHandler(handler, finish, (error) => {
-    if (error instanceof RpcError) throw error;
-    env.logger.error(failure, { ...fields, error: errorText(error) });
-    throw internal();
+    throw failureReply(error, env.logger, failure, fields);
   });
 }
 
@@ -68,27 +69,25 @@ function requireDeclared(session: Negotiated, key: string, name: string, what: s
 }
 
 function toolSuccess(env: MethodEnv, tool: ToolEntry, value: unknown): unknown {
-  return env.session.api === "0.1"
+  const negotiated = env.negotiated;
+  return negotiated.api === "0.1"
     ? results.toolResult01(value)
-    : results.toolResult02(value, { api: env.session.api, outputSchema: tool.definition.output_schema, artifacts: env.session.features.has("artifacts"), bulk: env.session.features.has("bulk_objects_v1") });
+    : results.toolResult02(value, { api: negotiated.api, outputSchema: tool.definition.output_schema, artifacts: negotiated.features.has("artifacts"), bulk: negotiated.features.has("bulk_objects_v1") });
 }
 
 function toolFailure(env: MethodEnv, tool: ToolEntry, error: unknown): unknown {
-  if (error instanceof RpcError) throw error;
-  const text = errorText(error);
-  env.logger.error("tool handler failed", { tool: tool.definition.name, error: text });
-  return results.toolErrorResult(env.session.api, text);
+  return toolFailureResult(error, env.logger, env.negotiated.api, tool.definition.name);
 }
 
 function invalidArguments(env: MethodEnv, tool: ToolEntry, issues: readonly ArgumentIssue[]): unknown {
   env.logger.warning("tool arguments rejected", { tool: tool.definition.name, issues: issues.length });
-  return results.toolErrorResult(env.session.api, invalidArgumentsText(tool.definition.name, issues));
+  return results.toolErrorResult(env.negotiated.api, invalidArgumentsText(tool.definition.name, issues));
 }
 
 // The hottest method: written out so that a synchronous handler costs no closures.
 const toolCall: Method = (env, raw, ctx) => {
   const params = objectParams("tool/call", raw);
-  const tool = env.lookupTool(params);
+  const tool = env.catalog.lookup(params);
   const args = params.arguments === undefined ? {} : params.arguments;
   if (tool.validate !== undefined) {
     const issues = tool.validate(args);
@@ -131,7 +130,7 @@ const hookRun: Method = (env, raw, ctx) => {
   const params = objectParams("hook/run", raw);
   const hook = params.hook;
   if (typeof hook !== "string" || hook === "") throw badParams("hook must be a string");
-  requireDeclared(env.session, "hooks", hook, "hook");
+  requireDeclared(env.negotiated, "hooks", hook, "hook");
   const handler = env.registry.hooks.get(hook as HookName);
   // octet fails a compaction that comes back without frames: say why here rather than there.
   if (!handler && hook === "compaction_strategy") throw new RpcError(ErrorCode.InternalError, "compaction_strategy is declared but no handler returns compaction_frames");
@@ -147,7 +146,7 @@ const hookRun: Method = (env, raw, ctx) => {
 
 const contextCollect: Method = (env, raw, ctx) => {
   const params = objectParams("context/collect", raw);
-  if (env.session.contributes.context !== true) throw notFound("context contributions are not declared");
+  if (env.negotiated.contributes.context !== true) throw notFound("context contributions are not declared");
   const handler = env.registry.contextHandler;
   if (!handler) return [];
   return guarded(env, "request handler failed", { method: "context/collect" }, () => handler(params as never, ctx), results.contextResult);
@@ -157,7 +156,7 @@ const statusCollect: Method = (env, raw, ctx) => {
   const params = objectParams("status/collect", raw);
   const surface = params.surface;
   if (typeof surface !== "string" || surface === "") throw badParams("status surface must be a string");
-  requireDeclared(env.session, "ui", surface, "ui");
+  requireDeclared(env.negotiated, "ui", surface, "ui");
   const handler = env.registry.statuses.get(surface as Surface);
   if (!handler) return null;
   return guarded(env, "request handler failed", { method: "status/collect" }, () => handler(params as never, ctx), results.statusResult);
@@ -167,7 +166,7 @@ const toolRender: Method = (env, raw, ctx) => {
   const params = objectParams("tool/render", raw);
   const name = params.name;
   if (typeof name !== "string" || name === "") throw badParams("renderer name must be a string");
-  requireDeclared(env.session, "tool_renderers", name, "tool_renderer");
+  requireDeclared(env.negotiated, "tool_renderers", name, "tool_renderer");
   const handler = env.registry.renderers.get(name);
   if (!handler) return { segments: [] };
   return guarded(env, "request handler failed", { method: "tool/render" }, () => handler(params as never, ctx), results.renderResult);
@@ -175,7 +174,7 @@ const toolRender: Method = (env, raw, ctx) => {
 
 const menuCollect: Method = (env, raw, ctx) => {
   const params = objectParams("menu/collect", raw);
-  if (env.session.contributes.menu !== true) throw notFound("menu/collect requires contributes.menu = true");
+  if (env.negotiated.contributes.menu !== true) throw notFound("menu/collect requires contributes.menu = true");
   const handler = env.registry.menuHandler;
   if (!handler) throw notFound("menu/collect: contributes.menu is true but no menu handler is registered; register one with ext.menu(handler) before ext.run()");
   const commands = [...env.registry.commands.keys()];
@@ -193,12 +192,30 @@ const shortcutExecute: Method = (env, raw, ctx) => {
 
 /** `resource/dispose` (API 0.4, `resource_refs_v1`): the runtime runs the types' disposers. */
 const resourceDispose: Method = (env, raw) => {
-  if (!env.session.features.has("resource_refs_v1")) throw notFound("resource/dispose requires negotiated resource_refs_v1");
+  if (!env.negotiated.features.has("resource_refs_v1")) throw notFound("resource/dispose requires negotiated resource_refs_v1");
   return env.registry.resources.dispose(raw);
 };
 
+/** The method serving host requests named `name`; `-32601` for any other. */
+export function methodFor(name: string): Method {
+  const method = Object.hasOwn(METHODS, name) ? METHODS[name] : undefined;
+  if (!method) throw notFound(`unknown method: ${name}`);
+  return method;
+}
+
+/**
+ * Run `method` for `request`, with the request as the ambient scope (it has
+ * id, method and token) and a `HandlerContext` made from its params; returns
+ * the result, or a promise of it when the author's handler was asynchronous.
+ */
+export function dispatch(env: MethodEnv, method: Method, request: RequestScope & { params: unknown }): unknown {
+  const params = request.params;
+  const context = isObject(params) && isObject(params.context) ? params.context : {};
+  return runInScope(request, method, env, params, new RequestContext(request, context, env.negotiated.params));
+}
+
 /** Host request methods the runtime answers through the worker pool. */
-export const METHODS: Readonly<Record<string, Method>> = {
+const METHODS: Readonly<Record<string, Method>> = {
   "tool/call": toolCall,
   "command/execute": commandExecute,
   "hook/run": hookRun,

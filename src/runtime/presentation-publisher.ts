@@ -1,9 +1,8 @@
 import { negotiatesFeatures } from "../protocol.ts";
 import { wireId } from "../wire/ids.ts";
+import type { Caller, HostAccess, HostSession } from "./host-session.ts";
 import { checkResourceOwner, checkSnapshot, type PresentationSnapshot } from "./presentation.ts";
 import { apiRefusal, notDeclared } from "./refusals.ts";
-import { currentScope } from "./scope.ts";
-import type { ServiceHost } from "./services.ts";
 import type { JsonObject, ResourceOwner } from "./types.ts";
 
 /**
@@ -12,21 +11,22 @@ import type { JsonObject, ResourceOwner } from "./types.ts";
  * process, and ties the snapshot to the calling handler's request while it is
  * unanswered (else it is process-scoped, or owned by a `resourceOwner`).
  */
+export async function publishPresentation(access: HostAccess, snapshot: PresentationSnapshot, options: { resourceOwner?: ResourceOwner } = {}): Promise<void> {
+  if (!negotiatesFeatures(access.api)) throw apiRefusal("ext.publishPresentation()", "0.2 or 0.4", access.api);
+  await access.session().presentation.publish(snapshot, options, access.caller());
+}
+
+/** The revisions of one session's snapshots (`HostSession.presentation`). */
 export class PresentationPublisher {
   private revision = -1;
 
-  constructor(
-    private readonly host: ServiceHost,
-    /** Commands registered locally, when the manifest does not list them. */
-    private readonly registeredCommands: () => string[],
-  ) {}
+  constructor(private readonly host: HostSession) {}
 
-  async publish(snapshot: PresentationSnapshot, options: { resourceOwner?: ResourceOwner } = {}): Promise<void> {
-    if (!negotiatesFeatures(this.host.api)) throw apiRefusal("ext.publishPresentation()", "0.2 or 0.4", this.host.api);
-    const live = this.host.initialized();
-    const contributes = live.session.contributes;
+  async publish(snapshot: PresentationSnapshot, options: { resourceOwner?: ResourceOwner }, caller: Caller): Promise<void> {
+    const contributes = this.host.negotiated.contributes;
     if (contributes.presentation !== true) throw notDeclared("ext.publishPresentation()", "presentation");
-    const commands = Array.isArray(contributes.commands) ? (contributes.commands as string[]) : this.registeredCommands();
+    // Commands registered locally count when the manifest does not list them.
+    const commands = Array.isArray(contributes.commands) ? (contributes.commands as string[]) : [...this.host.registry.commands.keys()];
     checkSnapshot(snapshot, commands);
     const params: JsonObject = { snapshot };
     if (options.resourceOwner !== undefined) params.resource_owner = checkResourceOwner(options.resourceOwner);
@@ -36,10 +36,10 @@ export class PresentationPublisher {
     if (options.resourceOwner === undefined) {
       // Inside a handler the request is the parent; once it has settled (a timer the
       // handler left behind), the snapshot is process-scoped, as outside any handler.
-      const parent = live.connection.activeParent(currentScope());
+      const parent = this.host.activeParent(caller);
       if (parent !== undefined) params.parent_request_id = wireId(parent);
     }
     this.revision = snapshot.revision;
-    await live.hostRequests.notify("presentation/update", params);
+    await this.host.notify("presentation/update", params);
   }
 }

@@ -1,12 +1,11 @@
 import { HEX64, isNonBlankString, isObject, isStringArray, unknownKey, utf8Bytes as bytes } from "../check.ts";
 import { ErrorCode, RpcError } from "../errors.ts";
-import { type Feature, IDENT as SECRET_NAME, negotiatesFeatures } from "../protocol.ts";
+import { IDENT as SECRET_NAME, negotiatesFeatures } from "../protocol.ts";
+import { canonicalJson } from "../wire/canonical-json.ts";
 import type { RequestId } from "../wire/ids.ts";
-import type { CancellationToken } from "./cancellation.ts";
-import type { LiveSession } from "./live-session.ts";
+import type { HostAccess } from "./host-session.ts";
 import { apiRefusal, notDeclared } from "./refusals.ts";
-import { canonicalJson } from "./structured.ts";
-import type { ApiVersion, JsonObject } from "./types.ts";
+import type { JsonObject } from "./types.ts";
 
 /**
  * Operation-scoped host services of API 0.2 (spec §4.7–§4.10, §8.11):
@@ -15,38 +14,20 @@ import type { ApiVersion, JsonObject } from "./types.ts";
  * argument problems are plain `Error`s, wire-level refusals `RpcError`s.
  */
 
-/** What the services need from the extension that owns them. */
-export interface ServiceHost {
-  readonly api: ApiVersion;
-  /** The session after a successful initialize (else `-32600`). */
-  initialized(): LiveSession;
-  /** `-32601` unless `feature` was negotiated; `call` is the author's call (`ext.getSecret()`) the refusal names. */
-  requireFeature(feature: Feature, call: string): void;
-  /** The parent of an operation-scoped request: explicit, else ambient, else `-32602`. */
-  parent(explicit: RequestId | undefined): number | bigint;
-  /** Cancellation of the calling handler, if any. */
-  token(): CancellationToken | undefined;
-}
-
 const invalidReply = (message: string) => new RpcError(ErrorCode.InternalError, message);
-
-async function send(host: ServiceHost, method: string, params: JsonObject): Promise<unknown> {
-  return host.initialized().hostRequests.request(method, params, host.token());
-}
 
 /**
  * `input/request`: ask the user for ephemeral input; `null` when cancelled,
  * unavailable or headless. Secret answers are never logged.
  */
-export async function requestInput(host: ServiceHost, prompt: string, options: { secret?: boolean; parentRequestId?: RequestId } = {}): Promise<string | null> {
+export async function requestInput(access: HostAccess, prompt: string, options: { secret?: boolean; parentRequestId?: RequestId } = {}): Promise<string | null> {
   if (typeof prompt !== "string" || prompt.trim() === "") throw new Error("input prompt must contain non-whitespace text");
   if (bytes(prompt) > 16 * 1024) throw new Error("input prompt exceeds 16 KiB");
   const secret = options.secret ?? false;
   if (typeof secret !== "boolean") throw new Error("input secret must be a boolean");
-  host.initialized();
+  const host = access.session();
   if (!negotiatesFeatures(host.api)) throw apiRefusal("ext.requestInput()", "0.2 or 0.4", host.api);
-  const parent = host.parent(options.parentRequestId);
-  const reply = await send(host, "input/request", { prompt, secret, parent_request_id: parent });
+  const reply = await host.request("input/request", { prompt, secret }, "ext.requestInput()", access.caller(), { parentRequestId: options.parentRequestId });
   if (!isObject(reply) || Object.keys(reply).length !== 1 || !("value" in reply)) throw invalidReply("invalid input response");
   const value = reply.value;
   if (value !== null && typeof value !== "string") throw invalidReply("invalid input response");
@@ -63,7 +44,7 @@ export type ArtifactSource =
  * `artifact/publish`: hand the host an image or audio file; resolves to its
  * opaque artifact id (use it in `imageContent`/`audioContent`).
  */
-export async function publishArtifact(host: ServiceHost, mimeType: string, source: ArtifactSource & { parentRequestId?: RequestId }): Promise<string> {
+export async function publishArtifact(access: HostAccess, mimeType: string, source: ArtifactSource & { parentRequestId?: RequestId }): Promise<string> {
   if (typeof mimeType !== "string" || !mimeType.includes("/")) throw new Error("artifact MIME type must look like type/subtype");
   const hasData = "data" in source && source.data !== undefined;
   const hasPath = "path" in source && source.path !== undefined;
@@ -86,10 +67,7 @@ export async function publishArtifact(host: ServiceHost, mimeType: string, sourc
     if (typeof sha256 !== "string" || !HEX64.test(sha256.toLowerCase())) throw new Error("artifact sha256 must be 64 hexadecimal characters");
     params = { mime_type: mimeType, path, size, sha256: sha256.toLowerCase() };
   }
-  host.initialized();
-  host.requireFeature("artifacts", "ext.publishArtifact()");
-  params.parent_request_id = host.parent(source.parentRequestId);
-  const reply = await send(host, "artifact/publish", params);
+  const reply = await access.session().request("artifact/publish", params, "ext.publishArtifact()", access.caller(), { parentRequestId: source.parentRequestId });
   if (!isObject(reply) || typeof reply.artifact_id !== "string" || reply.artifact_id === "") throw invalidReply("invalid artifact response");
   return reply.artifact_id;
 }
@@ -130,23 +108,22 @@ function checkIntent(intent: unknown): PolicyIntent {
 }
 
 /** `policy/evaluate`: submit an intent before a host-managed effect; retry `ask` with its token. */
-export async function evaluatePolicy(host: ServiceHost, intent: PolicyIntent, options: { approvalToken?: string; parentRequestId?: RequestId } = {}): Promise<PolicyDecision> {
+export async function evaluatePolicy(access: HostAccess, intent: PolicyIntent, options: { approvalToken?: string; parentRequestId?: RequestId } = {}): Promise<PolicyDecision> {
   checkIntent(intent);
-  host.initialized();
-  host.requireFeature("policy_intents", "ext.evaluatePolicy()");
+  const host = access.session();
+  host.require("policy_intents", "ext.evaluatePolicy()");
   const params: JsonObject = { intent };
   if (options.approvalToken !== undefined) {
     if (typeof options.approvalToken !== "string" || !HEX64.test(options.approvalToken)) throw new Error("approval token must be 64 lowercase hexadecimal characters");
-    host.requireFeature("approvals", "ext.evaluatePolicy({ approvalToken })");
+    host.require("approvals", "ext.evaluatePolicy({ approvalToken })");
     params.approval_token = options.approvalToken;
   }
-  params.parent_request_id = host.parent(options.parentRequestId);
-  const reply = await send(host, "policy/evaluate", params);
+  const reply = await host.request("policy/evaluate", params, "ext.evaluatePolicy()", access.caller(), { parentRequestId: options.parentRequestId });
   if (!isObject(reply) || !["allow", "ask", "deny"].includes(reply.decision as string)) throw invalidReply("invalid policy response");
   const decision: PolicyDecision = { decision: reply.decision as PolicyDecision["decision"] };
   if (reply.approval_token !== undefined && reply.approval_token !== null) {
     if (typeof reply.approval_token !== "string" || !HEX64.test(reply.approval_token)) throw invalidReply("invalid policy response: approval token must be 64 lowercase hex");
-    host.requireFeature("approvals", "ext.evaluatePolicy() receiving an approval token");
+    host.require("approvals", "ext.evaluatePolicy() receiving an approval token");
     if (decision.decision !== "ask") throw invalidReply("invalid policy response: an approval token comes only with ask");
     decision.approval_token = reply.approval_token;
   }
@@ -154,11 +131,9 @@ export async function evaluatePolicy(host: ServiceHost, intent: PolicyIntent, op
 }
 
 /** `secret/get`: resolve a secret named in `[capabilities].secrets`. Never log the value. */
-export async function getSecret(host: ServiceHost, name: string, options: { parentRequestId?: RequestId } = {}): Promise<string> {
+export async function getSecret(access: HostAccess, name: string, options: { parentRequestId?: RequestId } = {}): Promise<string> {
   if (typeof name !== "string" || !SECRET_NAME.test(name)) throw new Error("secret name must match ^[A-Za-z_][A-Za-z0-9_.-]{0,63}$");
-  host.initialized();
-  host.requireFeature("secrets", "ext.getSecret()");
-  const reply = await send(host, "secret/get", { name, parent_request_id: host.parent(options.parentRequestId) });
+  const reply = await access.session().request("secret/get", { name }, "ext.getSecret()", access.caller(), { parentRequestId: options.parentRequestId });
   if (!isObject(reply) || Object.keys(reply).length !== 1 || typeof reply.value !== "string" || bytes(reply.value) > 64 * 1024) {
     throw invalidReply("invalid secret lookup response");
   }
@@ -171,7 +146,7 @@ export async function getSecret(host: ServiceHost, name: string, options: { pare
  * to the handler's request, or to `parentRequestId` outside a handler.
  */
 export async function confirm(
-  host: ServiceHost,
+  access: HostAccess,
   prompt: string,
   options: { detail?: string; destructive?: boolean; default?: boolean; parentRequestId?: RequestId } = {},
 ): Promise<boolean> {
@@ -180,33 +155,31 @@ export async function confirm(
   for (const key of ["destructive", "default"] as const) {
     if (options[key] !== undefined && typeof options[key] !== "boolean") throw new Error(`confirmation ${key} must be a boolean`);
   }
-  const live = host.initialized();
-  if (live.session.contributes.confirmations !== true) throw notDeclared("ext.confirm()", "confirmations");
+  const host = access.session();
+  if (host.negotiated.contributes.confirmations !== true) throw notDeclared("ext.confirm()", "confirmations");
   const params: JsonObject = { prompt, destructive: options.destructive ?? false, default: options.default ?? false };
   if (options.detail !== undefined) params.detail = options.detail;
-  if (negotiatesFeatures(host.api)) params.parent_request_id = host.parent(options.parentRequestId);
-  const reply = await send(host, "confirmation/request", params);
+  // API 0.1 has no parent_request_id.
+  const parent = negotiatesFeatures(host.api) ? "last" : "none";
+  const reply = await host.request("confirmation/request", params, "ext.confirm()", access.caller(), { parentRequestId: options.parentRequestId, parent });
   if (!isObject(reply) || typeof reply.confirmed !== "boolean") throw invalidReply("invalid confirmation response");
   return reply.confirmed;
 }
 
 /**
- * Any extension→host request. On API 0.2 the ambient (or explicit) parent is
- * added; `operationScoped` makes a missing parent an error.
+ * Any extension→host request, as Python's raw `request`: no feature gate. On
+ * API 0.2 the caller's (or an explicit) parent is added; `operationScoped`
+ * makes a missing parent an error.
  */
-export function hostRequest(
-  host: ServiceHost,
-  method: string,
-  params: JsonObject,
-  options: { parentRequestId?: RequestId; operationScoped?: boolean; inHandler: boolean },
-): Promise<unknown> {
+export function hostRequest(access: HostAccess, method: string, params: JsonObject, options: { parentRequestId?: RequestId; operationScoped?: boolean } = {}): Promise<unknown> {
   try {
-    host.initialized();
+    const host = access.session();
+    const caller = access.caller();
     const sent: JsonObject = { ...params };
-    if (negotiatesFeatures(host.api) && (options.inHandler || options.parentRequestId !== undefined || options.operationScoped)) {
-      sent.parent_request_id = host.parent(options.parentRequestId);
+    if (negotiatesFeatures(host.api) && (caller !== undefined || options.parentRequestId !== undefined || options.operationScoped)) {
+      sent.parent_request_id = host.parent(caller, options.parentRequestId);
     }
-    return send(host, method, sent);
+    return host.raw(method, sent, caller);
   } catch (error) {
     return Promise.reject(error);
   }

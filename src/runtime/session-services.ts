@@ -7,11 +7,10 @@
  */
 import { isObject, utf8Bytes as bytes } from "../check.ts";
 import { ErrorCode, RpcError } from "../errors.ts";
-import { IDENT } from "../protocol.ts";
+import { type HostMethod, IDENT } from "../protocol.ts";
 import type { RequestId } from "../wire/ids.ts";
-import { currentScope } from "./scope.ts";
+import type { HostAccess } from "./host-session.ts";
 import { nextGrant, useGrant } from "./session-hooks.ts";
-import type { ServiceHost } from "./services.ts";
 import type { JsonObject } from "./types.ts";
 
 const COMPOSER_TEXT_BYTES = 256 * 1024;
@@ -56,11 +55,9 @@ const CALLS: Readonly<Record<string, string>> = {
   "session/reload": "ext.session.reload()",
 };
 
-async function request(host: ServiceHost, feature: Parameters<ServiceHost["requireFeature"]>[0], method: string, params: JsonObject, options: Options): Promise<unknown> {
-  const live = host.initialized();
-  host.requireFeature(feature, CALLS[method] ?? method);
-  const sent = { ...params, parent_request_id: host.parent(options.parentRequestId) };
-  return live.hostRequests.request(method, sent, host.token());
+/** Send `method` under the caller's request: its feature (`HOST_REQUEST_FEATURES`), then the parent. */
+async function request(access: HostAccess, method: HostMethod, params: JsonObject, options: Options): Promise<unknown> {
+  return access.session().request(method, params, CALLS[method] ?? method, access.caller(), { parentRequestId: options.parentRequestId });
 }
 
 function emptyReply(method: string, reply: unknown): void {
@@ -69,35 +66,35 @@ function emptyReply(method: string, reply: unknown): void {
 
 /** `composer/*` (feature `composer`): the user's input line. */
 export const composer = {
-  async get(host: ServiceHost, options: Options = {}): Promise<string> {
-    const reply = await request(host, "composer", "composer/get", {}, options);
+  async get(access: HostAccess, options: Options = {}): Promise<string> {
+    const reply = await request(access, "composer/get", {}, options);
     if (!isObject(reply) || typeof reply.text !== "string") throw invalidReply("composer/get");
     return reply.text;
   },
-  async set(host: ServiceHost, value: string, options: Options = {}): Promise<void> {
+  async set(access: HostAccess, value: string, options: Options = {}): Promise<void> {
     text(value, "composer text", COMPOSER_TEXT_BYTES);
-    emptyReply("composer/set", await request(host, "composer", "composer/set", { text: value }, options));
+    emptyReply("composer/set", await request(access, "composer/set", { text: value }, options));
   },
-  async insert(host: ServiceHost, value: string, options: Options = {}): Promise<void> {
+  async insert(access: HostAccess, value: string, options: Options = {}): Promise<void> {
     text(value, "composer text", COMPOSER_TEXT_BYTES);
-    emptyReply("composer/insert", await request(host, "composer", "composer/insert", { text: value }, options));
+    emptyReply("composer/insert", await request(access, "composer/insert", { text: value }, options));
   },
 };
 
 /** `session/append_entry`, `set_name`, `set_label` (feature `session_entries`). */
 export const entries = {
-  async append(host: ServiceHost, entryType: string, data: unknown, options: Options = {}): Promise<string> {
+  async append(access: HostAccess, entryType: string, data: unknown, options: Options = {}): Promise<string> {
     text(entryType, "entry type", ENTRY_TYPE_BYTES, true);
     const encoded = JSON.stringify(data);
     if (encoded === undefined) throw new Error("entry data must be JSON");
     if (bytes(encoded) > ENTRY_DATA_BYTES) throw new Error(`entry data is ${bytes(encoded)} JSON bytes; limit is ${ENTRY_DATA_BYTES}`);
     // Inside a session-operation hook with a grant, the append goes through the session leaf.
-    const scope = currentScope();
+    const scope = access.caller();
     const grant = nextGrant(scope);
     if (grant === null) throw new RpcError(ErrorCode.InvalidRequest, "this hook's session_leaf grant is used up (the host returned no successor)");
     const params: JsonObject = { entry_type: entryType, data };
     if (grant) params.session_leaf = grant;
-    const reply = await request(host, "session_entries", "session/append_entry", params, options);
+    const reply = await request(access, "session/append_entry", params, options);
     if (!isObject(reply) || typeof reply.entry_id !== "string") throw invalidReply("session/append_entry");
     if (grant) {
       if (reply.head !== reply.entry_id || !("successor" in reply)) throw invalidReply("session/append_entry");
@@ -105,14 +102,14 @@ export const entries = {
     }
     return reply.entry_id;
   },
-  async setName(host: ServiceHost, name: string, options: Options = {}): Promise<void> {
+  async setName(access: HostAccess, name: string, options: Options = {}): Promise<void> {
     text(name, "session name", NAME_BYTES);
-    emptyReply("session/set_name", await request(host, "session_entries", "session/set_name", { name }, options));
+    emptyReply("session/set_name", await request(access, "session/set_name", { name }, options));
   },
-  async setLabel(host: ServiceHost, entryId: string, label: string, options: Options = {}): Promise<void> {
+  async setLabel(access: HostAccess, entryId: string, label: string, options: Options = {}): Promise<void> {
     text(entryId, "entry id", ENTRY_ID_BYTES, true);
     text(label, "label", NAME_BYTES);
-    emptyReply("session/set_label", await request(host, "session_entries", "session/set_label", { entry_id: entryId, label }, options));
+    emptyReply("session/set_label", await request(access, "session/set_label", { entry_id: entryId, label }, options));
   },
 };
 
@@ -121,26 +118,26 @@ export const entries = {
  * the user typed it. Only `{text}` is sent, the one shape every octet
  * version accepts (docs/api-0.4.md, "Where the sources disagree").
  */
-export async function sendUserMessage(host: ServiceHost, message: string, options: Options = {}): Promise<void> {
+export async function sendUserMessage(access: HostAccess, message: string, options: Options = {}): Promise<void> {
   text(message, "user message", USER_MESSAGE_BYTES, true);
-  emptyReply("session/send_user_message", await request(host, "message_injection", "session/send_user_message", { text: message }, options));
+  emptyReply("session/send_user_message", await request(access, "session/send_user_message", { text: message }, options));
 }
 
 /** `tools/set_active` (feature `active_tools`): the complete set of tools the model may use. */
-export async function setActiveTools(host: ServiceHost, names: string[], options: Options = {}): Promise<void> {
+export async function setActiveTools(access: HostAccess, names: string[], options: Options = {}): Promise<void> {
   if (!Array.isArray(names) || names.length > ACTIVE_TOOLS) throw new Error(`active tools must be an array of at most ${ACTIVE_TOOLS} names`);
   for (const name of names) if (typeof name !== "string" || !IDENT.test(name)) throw new Error(`active tool name ${JSON.stringify(name)} must match ^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`);
   if (new Set(names).size !== names.length) throw new Error("active tool names must be unique");
-  emptyReply("tools/set_active", await request(host, "active_tools", "tools/set_active", { names: [...names] }, options));
+  emptyReply("tools/set_active", await request(access, "tools/set_active", { names: [...names] }, options));
 }
 
 /** Session control (`session_control_v1`, API 0.4): each resolves to the resulting session id. */
 export type SessionControl = "session/wait_for_idle" | "session/create" | "session/fork" | "session/switch" | "session/reload";
 
-export async function controlSession(host: ServiceHost, method: SessionControl, sessionId: string | undefined, options: Options = {}): Promise<string> {
+export async function controlSession(access: HostAccess, method: SessionControl, sessionId: string | undefined, options: Options = {}): Promise<string> {
   const params: JsonObject = {};
   if (method === "session/switch") params.session_id = text(sessionId, "session id", SESSION_ID_BYTES, true);
-  const reply = await request(host, "session_control_v1", method, params, options);
+  const reply = await request(access, method, params, options);
   if (!isObject(reply) || typeof reply.session_id !== "string") throw invalidReply(method);
   return reply.session_id;
 }
@@ -159,12 +156,12 @@ export interface CompactionResult {
  * is sent and the promise rejects. Call it from a tool or command handler
  * (the request's `resource_owner` is required), and do not await it there.
  */
-export function compactSession(host: ServiceHost, options: { customInstructions?: string } = {}): Promise<CompactionResult> {
+export function compactSession(access: HostAccess, options: { customInstructions?: string } = {}): Promise<CompactionResult> {
   try {
-    const live = host.initialized();
-    host.requireFeature("session_compaction_v1", "ext.session.compact()");
+    const host = access.session();
+    host.require("session_compaction_v1", "ext.session.compact()");
     if (options.customInstructions !== undefined) text(options.customInstructions, "custom instructions", INSTRUCTIONS_BYTES);
-    const scope = currentScope();
+    const scope = access.caller();
     if (!scope?.afterReply) throw new Error("session compaction is requested from inside a tool or command handler");
     const context = isObject(scope.params) && isObject(scope.params.context) ? scope.params.context : undefined;
     const owner = context?.resource_owner;
@@ -174,7 +171,7 @@ export function compactSession(host: ServiceHost, options: { customInstructions?
     return new Promise((resolve, reject) => {
       scope.afterReply!((succeeded) => {
         if (!succeeded) return reject(new RpcError(ErrorCode.RequestCancelled, "session compaction not requested: the request did not succeed"));
-        live.hostRequests.request("session/compact", params).then((reply) => {
+        host.request("session/compact", params, "ext.session.compact()", undefined, { parent: "none" }).then((reply) => {
           if (!isObject(reply) || typeof reply.entry_id !== "string" || typeof reply.summary !== "string" || typeof reply.first_kept !== "string") throw invalidReply("session/compact");
           resolve({ entry_id: reply.entry_id, summary: reply.summary, first_kept: reply.first_kept });
         }).catch(reject);

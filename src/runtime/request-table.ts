@@ -1,0 +1,199 @@
+import { ErrorCode, RpcError, cancelledError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { WIRE_ERRORS } from "../protocol.ts";
+import type { RequestId } from "../wire/ids.ts";
+import { CancellationToken } from "./cancellation.ts";
+import { failureReply } from "./failure.ts";
+import { dispatch, isThenable, type MethodEnv, methodFor } from "./methods.ts";
+import type { Outcome, Replies } from "./replies.ts";
+import { isObject } from "./results.ts";
+import type { Scheduler } from "./scheduler.ts";
+
+/**
+ * An admitted host request, from admission until its one reply is handed to
+ * the writer. It is its own cancellation token and its own ambient scope
+ * (one object per request on the hot path).
+ */
+export class ActiveRequest extends CancellationToken {
+  settled = false;
+  /** The handler was called. */
+  started = false;
+  /** Answered -32800 while its handler kept running; its worker slot was lent out (see `abandonStuck`). */
+  abandoned = false;
+  /** Last `$/progress` sequence sent for it (sequences start at 1). */
+  progressSequence = 0;
+  /** Callbacks for after the reply (see `RequestScope.afterReply`); rare, so made on first use. */
+  replied: ((succeeded: boolean, result: unknown) => void)[] | undefined;
+
+  constructor(
+    readonly id: RequestId,
+    readonly method: string,
+    readonly params: unknown,
+  ) {
+    super();
+  }
+
+  afterReply(callback: (succeeded: boolean, result: unknown) => void): void {
+    if (this.settled) throw new Error("the request has already been answered");
+    (this.replied ??= []).push(callback);
+  }
+
+  /** The ambient-scope shape (`RequestScope`): the request is its own token. */
+  get token(): CancellationToken {
+    return this;
+  }
+}
+
+/** The narrow lookup `HostSession` has into the table (progress, the parent rule). */
+export interface LiveRequests {
+  /** The admitted request with `id` that is not yet answered. */
+  get(id: RequestId): ActiveRequest | undefined;
+}
+
+/** Resolves once author code may run (fds sealed); then `pending` is `undefined`, so the common path awaits nothing. */
+export class HandlersGate {
+  pending: Promise<void> | undefined;
+  constructor(ready: Promise<void> | undefined) {
+    this.pending = ready?.then(() => {
+      this.pending = undefined;
+    });
+  }
+}
+
+/**
+ * The admitted host requests of one connection (spec §8.5, §8.10): admission
+ * (the pending bound, duplicate ids), running each through the method layer
+ * on the worker pool, the one reply per request (`settle`), host
+ * cancellation, and answering a handler that ignores its cancel.
+ */
+export class RequestTable implements LiveRequests {
+  private readonly active = new Map<RequestId, ActiveRequest>();
+  /** What the method layer needs; set once initialize succeeded (no request is admitted before). */
+  private env!: MethodEnv;
+
+  constructor(
+    private readonly scheduler: Scheduler,
+    private readonly replies: Replies,
+    private readonly logger: Logger,
+    private readonly gate: HandlersGate,
+    private readonly cancelledReplyMs: number,
+  ) {}
+
+  /** Serve requests with `env` (after a successful initialize). */
+  open(env: MethodEnv): void {
+    this.env = env;
+  }
+
+  get(id: RequestId): ActiveRequest | undefined {
+    return this.active.get(id);
+  }
+
+  /** Admit a request and queue it for a worker, or answer why not. */
+  admit(id: RequestId, method: string, params: unknown): void {
+    if (!this.scheduler.admit()) {
+      this.replies.write(id, { error: new RpcError(ErrorCode.ServerError, WIRE_ERRORS.queueFull) });
+      return;
+    }
+    if (this.active.has(id)) {
+      this.scheduler.release();
+      this.replies.write(id, { error: new RpcError(ErrorCode.InvalidRequest, WIRE_ERRORS.duplicateId) });
+      return;
+    }
+    const request = new ActiveRequest(id, method, params);
+    this.active.set(id, request);
+    this.scheduler.run(() => this.execute(request));
+  }
+
+  /**
+   * Run one admitted request to its reply. Synchronous when the handler is, so
+   * the common path spends no promise; a promise otherwise (the scheduler waits).
+   */
+  private execute(request: ActiveRequest): void | Promise<void> {
+    if (this.gate.pending) return this.gate.pending.then(() => this.execute(request));
+    if (request.settled) return;
+    if (request.cancelled) return this.settle(request, { error: cancelledError(request.reason!) });
+    let result: unknown;
+    try {
+      const method = methodFor(request.method);
+      request.started = true;
+      result = dispatch(this.env, method, request);
+    } catch (error) {
+      return this.conclude(request, this.failed(request, error));
+    }
+    if (!isThenable(result)) return this.conclude(request, { result });
+    return Promise.resolve(result).then(
+      (value) => this.conclude(request, { result: value }),
+      (error) => this.conclude(request, this.failed(request, error)),
+    );
+  }
+
+  private failed(request: ActiveRequest, error: unknown): Outcome {
+    return { error: failureReply(error, this.logger, "request handler failed", { method: request.method }) };
+  }
+
+  /** Commit the outcome, unless a cancel was seen first (spec §8.5). */
+  private conclude(request: ActiveRequest, outcome: Outcome): void {
+    if (request.abandoned) {
+      // Answered long ago (abandonStuck): give the lent worker slot back, write nothing.
+      request.abandoned = false;
+      this.scheduler.unlend();
+      this.logger.info("cancelled handler finished after its reply", { method: request.method });
+      return;
+    }
+    if (request.cancelled) outcome = { error: cancelledError(request.reason!) };
+    if ("error" in outcome && outcome.error.code !== ErrorCode.RequestCancelled) {
+      this.logger.error("request failed", { method: request.method, code: outcome.error.code, error: outcome.error.message });
+    }
+    this.settle(request, outcome);
+  }
+
+  /** Commit the one reply of `request` and free its admission slot; then run its after-reply callbacks. */
+  private settle(request: ActiveRequest, outcome: Outcome): void {
+    if (request.settled) return;
+    request.settled = true;
+    this.active.delete(request.id);
+    const encoded = this.replies.write(request.id, outcome);
+    this.scheduler.release();
+    const replied = request.replied;
+    if (!replied) return;
+    // A tool result with is_error is a failure of the operation, like an error reply.
+    const succeeded = encoded && "result" in outcome && !(isObject(outcome.result) && outcome.result.is_error === true);
+    const result = "result" in outcome ? outcome.result : undefined;
+    for (const callback of replied.splice(0)) callback(succeeded, result);
+  }
+
+  /** The host cancelled request `id`; false when no unanswered request has it. */
+  cancel(id: RequestId, reason: string): boolean {
+    const request = this.active.get(id);
+    if (!request || request.settled) return false;
+    if (!request.cancelled) setTimeout(() => this.abandonStuck(request), this.cancelledReplyMs).unref();
+    request.cancel(reason);
+    return true;
+  }
+
+  /**
+   * A cancelled request still unanswered after `cancelledReplyMs`: answer
+   * `-32800` now, before octet's 2 s grace ends and it restarts the process,
+   * and let the handler finish in the background. Its worker slot is lent to
+   * the pool meanwhile, so one stuck tool does not stall the others.
+   */
+  private abandonStuck(request: ActiveRequest): void {
+    if (request.settled || this.active.get(request.id) !== request) return;
+    this.logger.warning("handler did not stop after cancellation: answered -32800, still running", { method: request.method, ms: this.cancelledReplyMs });
+    if (request.started) {
+      request.abandoned = true;
+      this.scheduler.lend();
+    }
+    this.settle(request, { error: cancelledError(request.reason!) });
+  }
+
+  /** Cancel every unanswered request with `reason` (a drain deadline, the stop). */
+  cancelAll(reason: string): void {
+    for (const request of this.active.values()) request.cancel(reason);
+  }
+
+  /** Answer every unanswered request `-32800` with its own reason, else `fallback`. */
+  settleAll(fallback: string): void {
+    for (const request of [...this.active.values()]) this.settle(request, { error: cancelledError(request.reason ?? fallback) });
+  }
+}
