@@ -1,11 +1,11 @@
 import { ErrorCode, RpcError, errorText } from "../errors.ts";
 import { type Feature, LIFECYCLE_METHODS, type LifecycleMethod, oversizeText, WIRE_ERRORS } from "../protocol.ts";
 import type { Logger } from "../log.ts";
-import { decodeLine } from "../wire/decode.ts";
+import { decodeLine, decodeText } from "../wire/decode.ts";
 import type { FrameWriter } from "../wire/frame-writer.ts";
 import { type RequestId, readId, wireId } from "../wire/ids.ts";
 import { readInteger } from "../wire/json.ts";
-import type { SplitEvent } from "../wire/line-splitter.ts";
+import type { LineEvent } from "../wire/line-splitter.ts";
 import { CancellationToken } from "./cancellation.ts";
 import { initializeFailureReply, shutdownFailureReply } from "./failure.ts";
 import { HostSession } from "./host-session.ts";
@@ -81,9 +81,9 @@ export class Connection implements Endpoint {
   // ---- inbound -----------------------------------------------------------
 
   /** Handle one event from the line splitter. */
-  receive(event: SplitEvent): void {
+  receive(event: LineEvent): void {
     if (event.kind === "oversize") return this.replies.reject(ErrorCode.ParseError, oversizeText(this.options.maxMessageBytes));
-    const decoded = decodeLine(event.parts);
+    const decoded = event.kind === "text" ? decodeText(event.text) : decodeLine(event.parts);
     if (decoded.ok === "blank") return;
     if (decoded.ok === false) return this.replies.reject(ErrorCode.ParseError, decoded.message);
     this.route(decoded.value);

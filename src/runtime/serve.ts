@@ -1,6 +1,6 @@
 import type { Logger } from "../log.ts";
 import { type FrameSink, FrameWriter } from "../wire/frame-writer.ts";
-import { LineSplitter, type SplitEvent } from "../wire/line-splitter.ts";
+import { type LineEvent, type SplitEvent, TextLineSplitter } from "../wire/line-splitter.ts";
 import { type ReadResult, readAhead } from "../wire/read-ahead.ts";
 import { claimStdio } from "../wire/stdio.ts";
 import { GarbagePacer } from "./garbage-pacer.ts";
@@ -27,9 +27,9 @@ export interface Framer {
   end(emit: (event: SplitEvent) => void): void;
 }
 
-/** What `serve` drives: one split event at a time, then the end of input. */
+/** What `serve` drives: one split event at a time (decoded ASCII lines as `text`), then the end of input. */
 export interface Endpoint {
-  receive(event: SplitEvent): void;
+  receive(event: LineEvent): void;
   endOfInput(): Promise<void>;
   /** Framing other than the legacy wire's (API 0.3's canonical frames, `canonical-framer.ts`). */
   readonly framer?: Framer;
@@ -92,8 +92,8 @@ async function readLoop(
   log: Logger,
   limits: { maxMessageBytes: number; gcPacingBytes: number },
 ): Promise<void> {
-  const splitter = endpoint.framer ?? new LineSplitter(limits.maxMessageBytes);
-  const emit = (event: SplitEvent) => endpoint.receive(event);
+  const splitter = endpoint.framer ?? new TextLineSplitter(limits.maxMessageBytes);
+  const emit = (event: LineEvent) => endpoint.receive(event);
   const pacer = new GarbagePacer(limits.gcPacingBytes);
   let received = 0;
   const take = (chunk: Uint8Array) => {

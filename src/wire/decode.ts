@@ -37,6 +37,34 @@ export function decodeLine(parts: Uint8Array[]): Decoded {
   }
 }
 
+/**
+ * `bytes` as text when they are all ASCII (then characters are bytes), else
+ * undefined. Valid multi-byte UTF-8 decodes to fewer characters than bytes and
+ * an invalid byte to U+FFFD, so equal lengths without U+FFFD mean ASCII.
+ */
+export function asciiText(bytes: Uint8Array): string | undefined {
+  const text = lenient.decode(bytes);
+  return text.length === bytes.length && !text.includes("\uFFFD") ? text : undefined;
+}
+
+/** Decode a line the splitter already decoded (ASCII, so valid UTF-8): JSON, or blank. */
+export function decodeText(text: string): Decoded {
+  if (isBlankText(text)) return { ok: "blank" };
+  try {
+    return { ok: true, value: parseJson(text) };
+  } catch (error) {
+    return { ok: false, message: `invalid JSON: ${(error as Error).message}` };
+  }
+}
+
+function isBlankText(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 13 && c !== 11 && c !== 12) return false;
+  }
+  return true;
+}
+
 /** Whitespace-only, judged on the bytes (a decoded multi-part line is a rope; reading it would flatten it). */
 function decodeParts(decoder: TextDecoder, parts: Uint8Array[]): string {
   if (parts.length === 1) return decoder.decode(parts[0]);

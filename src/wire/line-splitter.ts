@@ -1,3 +1,5 @@
+import { asciiText } from "./decode.ts";
+
 /**
  * Byte-level LF framing (spec §1.1, §1.2). Chunks go in, whole lines come out.
  * A line's content excludes its LF and one trailing CR. Content longer than
@@ -11,6 +13,9 @@ export type SplitEvent =
   | { kind: "oversize" }
   /** Bytes left without a terminating LF when the input ended. */
   | { kind: "unterminated"; parts: Uint8Array[] };
+
+/** What a {@link TextLineSplitter} emits: also lines of ASCII bytes, already decoded. */
+export type LineEvent = SplitEvent | { kind: "text"; text: string };
 
 export class LineSplitter {
   private parts: Uint8Array[] = [];
@@ -58,6 +63,11 @@ export class LineSplitter {
     return this.size;
   }
 
+  /** The next byte starts a line (nothing buffered, nothing being discarded). */
+  get atLineStart(): boolean {
+    return this.size === 0 && !this.discarding;
+  }
+
   private deliver(kind: "line" | "unterminated", emit: (event: SplitEvent) => void): void {
     const parts = this.parts;
     let size = this.size;
@@ -75,6 +85,51 @@ export class LineSplitter {
   private drop(): void {
     this.parts = [];
     this.size = 0;
+  }
+}
+
+/**
+ * The runtime's splitter: the whole lines a chunk starts with are decoded in
+ * one call when they are all ASCII (the usual frame), and delivered as `text`
+ * events with the same CR, limit and blank-line rules; anything else takes
+ * the byte path.
+ */
+export class TextLineSplitter {
+  private readonly bytes: LineSplitter;
+
+  constructor(private readonly limit: number) {
+    this.bytes = new LineSplitter(limit);
+  }
+
+  push(chunk: Uint8Array, emit: (event: LineEvent) => void): void {
+    const start = this.bytes.atLineStart ? this.pushText(chunk, emit) : 0;
+    this.bytes.push(start === 0 ? chunk : chunk.subarray(start), emit);
+  }
+
+  end(emit: (event: LineEvent) => void): void {
+    this.bytes.end(emit);
+  }
+
+  /**
+   * A chunk that starts a line: decode everything up to its last LF at once
+   * (one native call, no views) when it is all ASCII, so that characters are
+   * bytes. Returns where the byte path takes over.
+   */
+  private pushText(chunk: Uint8Array, emit: (event: LineEvent) => void): number {
+    const last = chunk.lastIndexOf(10);
+    if (last === -1) return 0;
+    const text = asciiText(chunk.subarray(0, last));
+    if (text === undefined) return 0;
+    let start = 0;
+    for (;;) {
+      const lf = text.indexOf("\n", start);
+      let end = lf === -1 ? last : lf;
+      if (end > start && text.charCodeAt(end - 1) === 13) end--;
+      if (end - start > this.limit) emit({ kind: "oversize" });
+      else emit({ kind: "text", text: text.slice(start, end) });
+      if (lf === -1) return last + 1;
+      start = lf + 1;
+    }
   }
 }
 
