@@ -5,11 +5,11 @@
  * Each answer's text is what octet would show or add (the status text, the
  * context, the hook's decision, the segments, the menu), the rest are details.
  */
+import type { JsonRecord } from "octet-extension/validation";
 import type { Menu, MenuItem } from "octet-extension";
 import type { CommandOutput, HookOutput } from "octet-extension/testing";
 import type { Answer, CallKind, Invocation } from "./call-kinds.ts";
 
-type Obj = Record<string, unknown>;
 const SURFACES = ["status", "header", "footer"] as const;
 
 /** A `--NAME` kind taking what follows it. */
@@ -18,7 +18,7 @@ function option(name: string, usage: string, prepare: (rest: string[]) => Invoca
 }
 
 /** `text` parsed as a JSON object, or the one-line error naming `what` and an example. */
-function jsonObject(text: string | undefined, what: string, example: string): Obj | { error: string } {
+function jsonObject(text: string | undefined, what: string, example: string): JsonRecord | { error: string } {
   if (text === undefined) return {};
   let value: unknown;
   try {
@@ -27,10 +27,10 @@ function jsonObject(text: string | undefined, what: string, example: string): Ob
     return { error: `error: ${what}: the payload is not JSON (${(error as Error).message}): quote it, e.g. '${example}'` };
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return { error: `error: ${what}: the payload must be a JSON object, e.g. '${example}'` };
-  return value as Obj;
+  return value as JsonRecord;
 }
 
-const isError = (value: unknown): value is { error: string } => typeof value === "object" && value !== null && "error" in value && Object.keys(value).length === 1 && typeof (value as Obj).error === "string";
+const isError = (value: unknown): value is { error: string } => typeof value === "object" && value !== null && "error" in value && Object.keys(value).length === 1 && typeof (value as JsonRecord).error === "string";
 
 /** Notifications and context entries of a command, shortcut or hook, one line each. */
 function contributionLines(result: { notifications: CommandOutput["notifications"]; context: CommandOutput["context"] }): string[] {
@@ -65,7 +65,7 @@ const hook = option("hook", "NAME [JSON]", (rest) => {
 
 /** A hook's decision as its text; its context, notifications and own field as details. */
 function hookAnswer(output: HookOutput): Answer {
-  const { disposition, context: _context, notifications: _notifications, ...own } = output as HookOutput & Obj;
+  const { disposition, context: _context, notifications: _notifications, ...own } = output as HookOutput & JsonRecord;
   const text = disposition.action === "deny" ? `deny: ${disposition.reason}` : "continue";
   return { text, details: [...contributionLines(output), ...Object.entries(own).map(([key, value]) => `${key} ${JSON.stringify(value)}`)] };
 }
@@ -84,7 +84,7 @@ const render = option("render", "TOOL [JSON]", (rest) => {
   if (output !== null && typeof output !== "string") return { error: `error: --render ${name}: output must be a string or null` };
   if (params.is_error !== undefined && typeof params.is_error !== "boolean") return { error: `error: --render ${name}: is_error must be true or false` };
   return async (host) => {
-    const { segments } = await host.renderTool(name, args as Obj, output, params.is_error === true);
+    const { segments } = await host.renderTool(name, args as JsonRecord, output, params.is_error === true);
     return { text: segments.map((s) => s.text).join(""), details: segments.map((s) => `segment ${JSON.stringify(s.text)} style_role ${s.style_role ?? "null"}`) };
   };
 });

@@ -4,10 +4,9 @@
  * starts, and how its answer reads. A new kind is one more entry in
  * {@link CALL_KINDS} (before `tool`, which takes any other name).
  */
+import { isObject, type JsonRecord } from "octet-extension/validation";
 import type { TestHost } from "octet-extension/testing";
 import { CONTRIBUTION_KINDS } from "./call-contributions.ts";
-
-type Obj = Record<string, unknown>;
 
 /** An answer, readable: what `--quiet` prints, and the rest of it. */
 export interface Answer {
@@ -62,33 +61,32 @@ export const CALL_KINDS: readonly CallKind[] = [command, ...CONTRIBUTION_KINDS, 
 /** A tool result (spec §3.2): text parts are the text; other parts, structured content and metadata are details. */
 export function toolAnswer(result: unknown): Answer {
   const answer: Answer = { text: "", details: [] };
-  if (!isObj(result)) return { ...answer, text: result === null || result === undefined ? "" : JSON.stringify(result) };
+  if (!isObject(result)) return { ...answer, text: result === null || result === undefined ? "" : JSON.stringify(result) };
   const texts: string[] = [];
   if (typeof result.content === "string") texts.push(result.content);
   for (const part of Array.isArray(result.content) ? result.content : []) {
-    if (isObj(part) && part.type === "text" && typeof part.text === "string") texts.push(part.text);
-    else answer.details.push(`${isObj(part) && typeof part.type === "string" ? part.type : "part"} ${JSON.stringify(part)}`);
+    if (isObject(part) && part.type === "text" && typeof part.text === "string") texts.push(part.text);
+    else answer.details.push(`${isObject(part) && typeof part.type === "string" ? part.type : "part"} ${JSON.stringify(part)}`);
   }
   answer.text = texts.join("\n");
   if (result.structured_content !== undefined) answer.details.push(`structured_content ${JSON.stringify(result.structured_content)}`);
-  if (isObj(result.metadata) ? Object.keys(result.metadata).length > 0 : result.metadata !== undefined) answer.details.push(`metadata ${JSON.stringify(result.metadata)}`);
+  if (isObject(result.metadata) ? Object.keys(result.metadata).length > 0 : result.metadata !== undefined) answer.details.push(`metadata ${JSON.stringify(result.metadata)}`);
   if (result.is_error === true) answer.failure = "the tool answered is_error: true";
   return answer;
 }
 
 /** A command result (spec §3.3): its text, then each notification and context contribution. */
 export function commandAnswer(result: unknown): Answer {
-  if (!isObj(result)) return { text: typeof result === "string" ? result : "", details: [] };
+  if (!isObject(result)) return { text: typeof result === "string" ? result : "", details: [] };
   const details: string[] = [];
   for (const n of Array.isArray(result.notifications) ? result.notifications : []) {
-    const { level, title, message } = isObj(n) ? n : ({} as Obj);
+    const { level, title, message } = isObject(n) ? n : ({} as JsonRecord);
     details.push(`notification ${typeof level === "string" ? level : "info"}: ${typeof title === "string" && title ? `${title}: ` : ""}${String(message)}`);
   }
   for (const c of Array.isArray(result.context) ? result.context : []) {
-    const { label, content } = isObj(c) ? c : ({} as Obj);
+    const { label, content } = isObject(c) ? c : ({} as JsonRecord);
     details.push(`context ${String(label)}: ${String(content)}`);
   }
   return { text: typeof result.text === "string" ? result.text : "", details };
 }
 
-const isObj = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);

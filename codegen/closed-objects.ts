@@ -1,4 +1,4 @@
-import { isObject } from "octet-extension/validation";
+import { isObject, type JsonRecord } from "octet-extension/validation";
 import { resolveLocalRef } from "./schema.ts";
 
 /**
@@ -13,8 +13,6 @@ import { resolveLocalRef } from "./schema.ts";
  * everything under `not`, `contains` and `propertyNames`.
  */
 
-type Obj = Record<string, unknown>;
-
 const CHILD_ONE = ["additionalProperties", "additionalItems", "unevaluatedItems", "unevaluatedProperties"];
 const CHILD_MAP = ["properties", "patternProperties", "definitions", "$defs"];
 const COMPOSED = ["allOf", "anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "dependencies"];
@@ -25,12 +23,12 @@ const DATA = new Set(["enum", "const", "default", "examples"]);
 const REF_NOTES = new Set(["$ref", "description", "title", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly"]);
 
 /** A copy of `root` with every closable object schema closed. */
-export function closeObjects(root: Obj): Obj {
+export function closeObjects(root: JsonRecord): JsonRecord {
   const { schemas, open } = schemaNodes(root);
   const copy = (node: unknown, isRoot: boolean): unknown => {
     if (Array.isArray(node)) return node.map((item) => copy(item, false));
     if (!isObject(node)) return node;
-    const out: Obj = {};
+    const out: JsonRecord = {};
     for (const [key, value] of Object.entries(node)) {
       // Enumerable own properties, so a key named `__proto__` stays a key.
       Object.defineProperty(out, key, { value: DATA.has(key) ? value : copy(value, false), enumerable: true, writable: true, configurable: true });
@@ -39,13 +37,13 @@ export function closeObjects(root: Obj): Obj {
     if (objectSchema && !open.has(node) && !("additionalProperties" in node) && !("unevaluatedProperties" in node)) out.additionalProperties = false;
     return out;
   };
-  return copy(root, true) as Obj;
+  return copy(root, true) as JsonRecord;
 }
 
 /** Every subschema of `root` (by identity), and those that must stay as written. */
-function schemaNodes(root: Obj): { schemas: Set<Obj>; open: Set<Obj> } {
-  const open = new Set<Obj>();
-  const visited = new Map<Obj, Set<string>>();
+function schemaNodes(root: JsonRecord): { schemas: Set<JsonRecord>; open: Set<JsonRecord> } {
+  const open = new Set<JsonRecord>();
+  const visited = new Map<JsonRecord, Set<string>>();
   const walk = (node: unknown, closable: boolean, opaque: boolean): void => {
     if (!isObject(node)) return;
     const state = closable && !opaque;

@@ -8,14 +8,13 @@
  * refused before the handler ran is NOT EXERCISED. The exit status is 1 when
  * any probe failed (docs/tools.md).
  */
+import type { JsonRecord } from "octet-extension/validation";
 import { resolve } from "node:path";
 import { type HostManifest, loadManifest, TestHost, type TestHostOptions } from "octet-extension/testing";
 import { argumentRefusal } from "./argument-refusal.ts";
 import { ToolError } from "./errors.ts";
 import { sampleArguments } from "./sample-arguments.ts";
 import { escapeControls } from "./terminal-text.ts";
-
-type Obj = Record<string, unknown>;
 
 /** One probe's verdict. */
 export interface ProbeResult {
@@ -53,7 +52,7 @@ class CallLog {
   refused = 0;
   refusal: string | undefined;
 
-  record(reply: Obj): Obj {
+  record(reply: JsonRecord): JsonRecord {
     this.made++;
     const refusal = argumentRefusal(reply);
     if (refusal !== undefined) {
@@ -107,7 +106,7 @@ async function withHost(subject: Subject, body: (host: TestHost) => Promise<Omit
 /** A harmless request every extension answers after initialize: an unknown method (`-32601`). */
 async function stillServing(host: TestHost): Promise<boolean> {
   const reply = await host.request("octet-conformance/ping", {});
-  return (reply.error as Obj | undefined)?.code === -32601;
+  return (reply.error as JsonRecord | undefined)?.code === -32601;
 }
 
 const initializeLine = (host: TestHost, id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params: host.initializeParams() });
@@ -155,7 +154,7 @@ const PROBES: Probe[] = [
         await host.initialize();
         host.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: 900, method: "octet-conformance/big", params: { pad: "x".repeat(FRAME_LIMIT) } }));
         const refusal = await host.waitForFrame((f) => "error" in f && (f.id === null || f.id === 900), 5_000).catch(() => undefined);
-        if (!refusal || refusal.id !== null || (refusal.error as Obj).code !== -32700) return fail(`a line over 1 MiB must be answered -32700 with id null, got ${refusal ? JSON.stringify(refusal) : "nothing"}`);
+        if (!refusal || refusal.id !== null || (refusal.error as JsonRecord).code !== -32700) return fail(`a line over 1 MiB must be answered -32700 with id null, got ${refusal ? JSON.stringify(refusal) : "nothing"}`);
         return (await stillServing(host)) ? pass("a line over 1 MiB is answered -32700 with id null, then keeps serving") : fail("not serving after an oversize line");
       }),
   },
@@ -166,7 +165,7 @@ const PROBES: Probe[] = [
         await host.initialize();
         host.sendRaw(new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a]), { newline: false });
         const parseError = await host.waitForFrame((f) => "error" in f && f.id === null, 3_000).catch(() => undefined);
-        if (!parseError || (parseError.error as Obj).code !== -32700) return fail("no -32700 with id null for a line of invalid UTF-8");
+        if (!parseError || (parseError.error as JsonRecord).code !== -32700) return fail("no -32700 with id null for a line of invalid UTF-8");
         return (await stillServing(host)) ? pass("-32700 with id null, then keeps serving") : fail("not serving after invalid UTF-8");
       }),
   },
@@ -218,7 +217,7 @@ const PROBES: Probe[] = [
         const replies = await Promise.all(
           Array.from({ length: IN_FLIGHT }, () => host.request("tool/call", { name: call.tool, arguments: call.args, context: host.executionContext() }).then((r) => log.record(r))),
         );
-        const refused = replies.filter((r) => (r.error as Obj | undefined)?.code === -32000 || /queue|draining/i.test(String((r.error as Obj | undefined)?.message)));
+        const refused = replies.filter((r) => (r.error as JsonRecord | undefined)?.code === -32000 || /queue|draining/i.test(String((r.error as JsonRecord | undefined)?.message)));
         return refused.length === 0 ? pass(`${IN_FLIGHT} concurrent calls all admitted and answered`) : fail(`${refused.length} of ${IN_FLIGHT} refused: ${JSON.stringify(refused[0]!.error)}`);
       });
     },
@@ -272,9 +271,9 @@ async function chooseCall(subject: Omit<Subject, "call">, options: ConformanceOp
   const given = options.args === undefined ? undefined : parseArgs(options.args);
   const host = await subject.start();
   try {
-    let tools: Obj[];
+    let tools: JsonRecord[];
     try {
-      tools = (((await host.initialize()).tools ?? []) as Obj[]).filter((t) => typeof t?.name === "string");
+      tools = (((await host.initialize()).tools ?? []) as JsonRecord[]).filter((t) => typeof t?.name === "string");
     } catch {
       // The probes report why; call the first declared tool as octet would see it.
       const first = options.tool ?? subject.manifest.contributes.tools[0];

@@ -5,17 +5,16 @@
  * one line for each thing manifest.toml cannot say. The extension's text is
  * data: it is copied, never interpreted.
  */
+import { isObject, type JsonRecord } from "octet-extension/validation";
 import { MAX_CONCURRENT_REQUESTS } from "octet-extension/protocol";
 import type { HostManifest } from "octet-extension/testing";
 import { tomlCannotHold } from "./toml-text.ts";
 
-type Obj = Record<string, unknown>;
-
 /** The extension to import: its `extension.toml` as written and as octet checks it, and its initialize reply. */
 export interface ImportSource {
-  raw: Obj;
+  raw: JsonRecord;
   manifest: HostManifest;
-  reply: Obj;
+  reply: JsonRecord;
 }
 
 /** A schema TOML cannot hold, written as JSON beside manifest.toml and named by its path. */
@@ -31,7 +30,7 @@ export interface SchemaFile {
 
 export interface Mapping {
   /** manifest.toml's tables, in the order they are written. */
-  manifest: Obj;
+  manifest: JsonRecord;
   schemaFiles: SchemaFile[];
   /** One line per thing manifest.toml cannot say. */
   notMapped: string[];
@@ -42,31 +41,30 @@ export const KIT_ENTRYPOINT = "extension";
 const TOOL_KEYS = ["name", "description", "parameters", "output_schema"];
 const CONTRIBUTES = ["hooks", "ui", "context", "tool_renderers", "notifications", "confirmations", "presentation", "menu"];
 
-const isTable = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 const json = (value: unknown) => JSON.stringify(value, (_, v) => (typeof v === "bigint" ? Number(v) : v));
 
 /** Map `source` into manifest.toml tables; `keep` holds the project's own `[source]` table, if any. */
-export function mapExtension(source: ImportSource, keep: { source?: Obj } = {}): Mapping {
+export function mapExtension(source: ImportSource, keep: { source?: JsonRecord } = {}): Mapping {
   const { raw, manifest: host, reply } = source;
   const notMapped: string[] = [];
   const schemaFiles: SchemaFile[] = [];
-  const manifest: Obj = { name: raw.name, version: raw.version, api_version: raw.api_version };
+  const manifest: JsonRecord = { name: raw.name, version: raw.version, api_version: raw.api_version };
   for (const key of ["requires_octet", "description"]) if (typeof raw[key] === "string") manifest[key] = raw[key];
 
-  const entrypoint = entrypointTable(raw.entrypoint as Obj, notMapped);
+  const entrypoint = entrypointTable(raw.entrypoint as JsonRecord, notMapped);
   if (entrypoint) manifest.entrypoint = entrypoint;
   const capabilities = presentKeys(raw.capabilities);
   if (Object.keys(capabilities).length > 0) manifest.capabilities = capabilities;
 
-  const schema = (tool: string, kind: string, value: Obj): Obj | string => {
+  const schema = (tool: string, kind: string, value: JsonRecord): JsonRecord | string => {
     const why = tomlCannotHold(value);
     if (!why) return value;
     const path = `schemas/${tool}.${kind}.json`;
     schemaFiles.push({ path, text: jsonText(value), key: `tools.${tool}.${kind}`, why });
     return path;
   };
-  const replied = new Map(((reply.tools ?? []) as Obj[]).map((tool) => [String(tool.name), tool]));
-  const tools: Obj = {};
+  const replied = new Map(((reply.tools ?? []) as JsonRecord[]).map((tool) => [String(tool.name), tool]));
+  const tools: JsonRecord = {};
   for (const name of host.contributes.tools) {
     const definition = replied.get(name);
     if (!definition) {
@@ -74,8 +72,8 @@ export function mapExtension(source: ImportSource, keep: { source?: Obj } = {}):
       tools[name] = { description: `${name} (describe this tool)`, parameters: { type: "object" } };
       continue;
     }
-    const tool: Obj = { description: definition.description, parameters: schema(name, "parameters", (definition.parameters as Obj | undefined) ?? { type: "object" }) };
-    if (definition.output_schema !== undefined) tool.output_schema = schema(name, "output_schema", definition.output_schema as Obj);
+    const tool: JsonRecord = { description: definition.description, parameters: schema(name, "parameters", (definition.parameters as JsonRecord | undefined) ?? { type: "object" }) };
+    if (definition.output_schema !== undefined) tool.output_schema = schema(name, "output_schema", definition.output_schema as JsonRecord);
     for (const key of Object.keys(definition)) {
       if (!TOOL_KEYS.includes(key)) notMapped.push(`not mapped: tools.${name}.${key}: manifest.toml has no key for it, so the port does not send it`);
     }
@@ -86,11 +84,11 @@ export function mapExtension(source: ImportSource, keep: { source?: Obj } = {}):
   }
   if (Object.keys(tools).length > 0) manifest.tools = tools;
 
-  const repliedCommands = new Map(((reply.commands ?? []) as Obj[]).map((command) => [String(command.name), command]));
-  const commands: Obj = {};
+  const repliedCommands = new Map(((reply.commands ?? []) as JsonRecord[]).map((command) => [String(command.name), command]));
+  const commands: JsonRecord = {};
   for (const name of host.contributes.commands) {
     const definition = repliedCommands.get(name);
-    const command: Obj = { description: definition?.description ?? `/${name} (describe this command)` };
+    const command: JsonRecord = { description: definition?.description ?? `/${name} (describe this command)` };
     if (typeof definition?.usage === "string") command.usage = definition.usage;
     commands[name] = command;
   }
@@ -116,30 +114,30 @@ export function mapExtension(source: ImportSource, keep: { source?: Obj } = {}):
  * The entry point becomes the kit's `extension` wrapper (build ships its own):
  * `env` is kept, a different command or any args are named.
  */
-function entrypointTable(entry: Obj, notMapped: string[]): Obj | undefined {
+function entrypointTable(entry: JsonRecord, notMapped: string[]): JsonRecord | undefined {
   const args = (entry.args ?? []) as string[];
   if (entry.command !== KIT_ENTRYPOINT || args.length > 0) {
     const what = `entrypoint.command ${json(entry.command)}${args.length > 0 ? ` and args ${json(args)}` : ""}`;
     notMapped.push(`not mapped: ${what}: the port runs src/extension.ts through the kit's \`${KIT_ENTRYPOINT}\` wrapper (build ships its own); entrypoint.env is kept`);
   }
-  const env = isTable(entry.env) ? entry.env : {};
+  const env = isObject(entry.env) ? entry.env : {};
   return Object.keys(env).length > 0 ? { command: KIT_ENTRYPOINT, env } : undefined;
 }
 
 /** `[contributes]` minus what manifest.toml derives (tools, commands, flags, shortcuts). */
-function contributesTable(value: unknown, notMapped: string[]): Obj {
+function contributesTable(value: unknown, notMapped: string[]): JsonRecord {
   const table = presentKeys(value);
-  const contributes: Obj = {};
+  const contributes: JsonRecord = {};
   for (const key of CONTRIBUTES) if (table[key] !== undefined) contributes[key] = table[key];
   if (table.providers === true) notMapped.push("not mapped: contributes.providers: provider catalogs are API 0.3/0.4 and manifest.toml has no key for them");
   return contributes;
 }
 
 /** What the reply shows was set in code: concurrency, lifecycle subscriptions, renderers registered at run time. */
-function protocolLines(reply: Obj, host: HostManifest): string[] {
+function protocolLines(reply: JsonRecord, host: HostManifest): string[] {
   const lines: string[] = [];
-  const protocol = isTable(reply.protocol) ? reply.protocol : {};
-  const limit = isTable(protocol.limits) ? protocol.limits.max_concurrent_requests : undefined;
+  const protocol = isObject(reply.protocol) ? reply.protocol : {};
+  const limit = isObject(protocol.limits) ? protocol.limits.max_concurrent_requests : undefined;
   if ((typeof limit === "number" || typeof limit === "bigint") && Number(limit) !== MAX_CONCURRENT_REQUESTS) {
     lines.push(`not mapped: protocol.limits.max_concurrent_requests = ${limit}: set in code: pass { maxConcurrentRequests: ${limit} } to new Extension() in src/extension.ts`);
   }
@@ -156,8 +154,8 @@ function protocolLines(reply: Obj, host: HostManifest): string[] {
 }
 
 /** The keys written in a table (TOML has no null), without empty lists: gen leaves those out as octet's defaults. */
-function presentKeys(value: unknown): Obj {
-  if (!isTable(value)) return {};
+function presentKeys(value: unknown): JsonRecord {
+  if (!isObject(value)) return {};
   return Object.fromEntries(Object.entries(value).filter(([, v]) => !(Array.isArray(v) && v.length === 0)));
 }
 

@@ -8,6 +8,7 @@
  * `--force`, which keeps that one as manifest.toml.bak), then gen writes the
  * stubs. What cannot be mapped is printed one line each.
  */
+import { isObject, type JsonRecord } from "octet-extension/validation";
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import { HostManifestError, loadManifest, TestHost } from "octet-extension/testing";
@@ -20,8 +21,6 @@ import { renderImportedManifest } from "./import-render.ts";
 import { realPath } from "./links.ts";
 import { loadAuthorManifest, SOURCE_KEYS } from "./manifest.ts";
 import { escapeControls } from "./terminal-text.ts";
-
-type Obj = Record<string, unknown>;
 
 /** How long the extension gets to answer initialize. */
 const INITIALIZE_TIMEOUT_MS = 20_000;
@@ -49,7 +48,7 @@ export async function importExtension(from: string, dir: string, options: Import
     if (error instanceof HostManifestError) throw new ToolError(`${error.message} (octet would not load it either: fix extension.toml first)`);
     throw error;
   }
-  const raw = Bun.TOML.parse(readFileSync(host.path, "utf8")) as Obj;
+  const raw = Bun.TOML.parse(readFileSync(host.path, "utf8")) as JsonRecord;
   const reply = await initializeOnce(source, print);
   const project = projectSettings(dir);
   const mapping = mapExtension({ raw, manifest: host, reply }, { source: project.source });
@@ -86,7 +85,7 @@ export async function importExtension(from: string, dir: string, options: Import
 }
 
 /** Start the extension once as octet would, initialize it and shut it down; its reply is data. */
-async function initializeOnce(source: string, print: (line: string) => void): Promise<Obj> {
+async function initializeOnce(source: string, print: (line: string) => void): Promise<JsonRecord> {
   const host = await TestHost.start(source, { requestTimeoutMs: INITIALIZE_TIMEOUT_MS });
   try {
     const reply = await host.initialize();
@@ -106,15 +105,15 @@ async function initializeOnce(source: string, print: (line: string) => void): Pr
 }
 
 /** The project's current manifest.toml: its `#:schema` line and `[source]` table, which the import keeps. */
-function projectSettings(dir: string): { directive?: string; source?: Obj } {
+function projectSettings(dir: string): { directive?: string; source?: JsonRecord } {
   const current = readIfExists(join(dir, "manifest.toml"));
   if (current === undefined) return {};
-  const settings: { directive?: string; source?: Obj } = {};
+  const settings: { directive?: string; source?: JsonRecord } = {};
   const first = current.split("\n", 1)[0]!.trimEnd();
   if (SCHEMA_DIRECTIVE.test(first)) settings.directive = first;
   try {
-    const source = (Bun.TOML.parse(current) as Obj).source;
-    if (typeof source === "object" && source !== null && !Array.isArray(source)) {
+    const source = (Bun.TOML.parse(current) as JsonRecord).source;
+    if (isObject(source)) {
       settings.source = Object.fromEntries(Object.entries(source).filter(([key, value]) => SOURCE_KEYS.includes(key) && typeof value === "string"));
     }
   } catch {
@@ -145,8 +144,8 @@ function refuseOrBackUp(writes: { path: string; text: string; what: string }[], 
 }
 
 /** A line for each tool whose schema gen sends otherwise than the original did (it closes objects that state no additionalProperties). */
-function rewrittenSchemas(dir: string, reply: Obj): string[] {
-  const original = new Map(((reply.tools ?? []) as Obj[]).map((tool) => [String(tool.name), (tool.parameters as Obj | undefined) ?? { type: "object" }]));
+function rewrittenSchemas(dir: string, reply: JsonRecord): string[] {
+  const original = new Map(((reply.tools ?? []) as JsonRecord[]).map((tool) => [String(tool.name), (tool.parameters as JsonRecord | undefined) ?? { type: "object" }]));
   return loadAuthorManifest(dir)
     .tools.filter((tool) => original.has(tool.name) && !Bun.deepEquals(tool.parameters, original.get(tool.name), true))
     .map((tool) => `not mapped: tools.${tool.name}.parameters as sent: gen closes objects that state no additionalProperties (docs/manifest.md); the original accepted undeclared keys: add additionalProperties = true where it must`);

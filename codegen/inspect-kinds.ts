@@ -3,9 +3,8 @@
  * (docs/kinds.md): `status [SURFACE]`, `context [PROMPT]`, `hook NAME [JSON]`,
  * `render TOOL [JSON]`, `shortcut NAME`, `menu`, each the request octet sends.
  */
+import { isObject, type JsonRecord } from "octet-extension/validation";
 import type { HostManifest, TestHost } from "octet-extension/testing";
-
-type Obj = Record<string, unknown>;
 
 export const KIND_HELP = `  status [SURFACE]        collect a status item (default: the first of contributes.ui)
   context [PROMPT]        collect the context octet adds to a prompt
@@ -28,17 +27,17 @@ export function kindWords(manifest: HostManifest): string[] {
 }
 
 /** The request for `line`, a one-line error, or undefined when the line names no kind. */
-export function kindRequest(line: string, host: TestHost): { method: string; params: Obj } | { error: string } | undefined {
+export function kindRequest(line: string, host: TestHost): { method: string; params: JsonRecord } | { error: string } | undefined {
   const [word = "", ...words] = line.split(/\s+/);
   const rest = line.slice(word.length).trim();
   const context = host.executionContext();
   const name = words[0] ?? "";
-  const json = (what: string): { value: Obj } | { error: string } => {
+  const json = (what: string): { value: JsonRecord } | { error: string } => {
     const text = rest.slice(name.length).trim();
     if (text === "") return { value: {} };
     try {
       const value = JSON.parse(text) as unknown;
-      if (typeof value === "object" && value !== null && !Array.isArray(value)) return { value: value as Obj };
+      if (isObject(value)) return { value };
     } catch {
       // refused below
     }

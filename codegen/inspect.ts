@@ -9,6 +9,7 @@
  * Whatever the extension wrote is printed with its controls made visible, and
  * a secret typed in answer is neither echoed nor shown (docs/security.md).
  */
+import type { JsonRecord } from "octet-extension/validation";
 import { createInterface, type Interface } from "node:readline";
 import { resolve } from "node:path";
 import { KIND_HELP, kindRequest, kindWords } from "./inspect-kinds.ts";
@@ -17,8 +18,6 @@ import { sampleArguments } from "./sample-arguments.ts";
 import { TabEndsRead } from "./tab-input.ts";
 import { escapeControls } from "./terminal-text.ts";
 import { SECRET_PLACEHOLDER, secretRedactor, TestHost, type TranscriptEntry } from "octet-extension/testing";
-
-type Obj = Record<string, unknown>;
 
 const HELP = `commands:
   tools                   list tools with their parameter schemas
@@ -37,7 +36,7 @@ export function skeleton(schema: unknown): unknown {
 }
 
 /** A one-line progress bar for a `$/progress` status event. */
-function progressBar(event: Obj): string {
+function progressBar(event: JsonRecord): string {
   const current = typeof event.current === "number" ? event.current : undefined;
   const total = typeof event.total === "number" && event.total > 0 ? event.total : undefined;
   const message = typeof event.message === "string" ? event.message : String(event.type ?? "");
@@ -51,8 +50,8 @@ export async function inspect(dir: string, input: NodeJS.ReadableStream = proces
   // Every line may quote the extension: its controls never reach the terminal.
   const print = (line: string) => output.write(`${escapeControls(line)}\n`);
   const host = await TestHost.start(resolve(dir), { workspace: process.cwd() });
-  let tools: Obj[] = [];
-  let commands: Obj[] = [];
+  let tools: JsonRecord[] = [];
+  let commands: JsonRecord[] = [];
   let showFrames = true;
   let running: number | undefined;
   let seenViolations = 0;
@@ -68,7 +67,7 @@ export async function inspect(dir: string, input: NodeJS.ReadableStream = proces
   host.watch((entry: TranscriptEntry) => {
     const frame = entry.frame;
     const text = redact(entry).text;
-    if (frame?.method === "$/progress") say(progressBar(((frame.params as Obj)?.event ?? {}) as Obj));
+    if (frame?.method === "$/progress") say(progressBar(((frame.params as JsonRecord)?.event ?? {}) as JsonRecord));
     else if (showFrames) say(`${entry.from === "host" ? "→" : "←"} ${text.length > 400 ? `${text.slice(0, 400)}…` : text}`);
     while (seenViolations < host.violations.length) say(`!! octet would kill the extension: ${host.violations[seenViolations++]}`);
   });
@@ -96,7 +95,7 @@ export async function inspect(dir: string, input: NodeJS.ReadableStream = proces
     return { value: value === "" ? null : value };
   });
   host.onRequest("policy/evaluate", async (params) => {
-    const intent = (params.intent ?? {}) as Obj;
+    const intent = (params.intent ?? {}) as JsonRecord;
     const answer = (await ask(`? policy: ${String(intent.kind)} ${String(intent.operation)} — allow, deny or ask [deny] `)).trim();
     return { decision: ["allow", "ask"].includes(answer) ? answer : "deny" };
   });
@@ -104,9 +103,9 @@ export async function inspect(dir: string, input: NodeJS.ReadableStream = proces
 
   try {
     const result = await host.initialize();
-    tools = (result.tools ?? []) as Obj[];
-    commands = (result.commands ?? []) as Obj[];
-    const features = ((result.protocol as Obj | undefined)?.features ?? []) as string[];
+    tools = (result.tools ?? []) as JsonRecord[];
+    commands = (result.commands ?? []) as JsonRecord[];
+    const features = ((result.protocol as JsonRecord | undefined)?.features ?? []) as string[];
     print(`${host.manifest.name} · API ${String(result.api_version)}${features.length ? ` · ${features.join(", ")}` : ""}`);
     print(`tools: ${tools.map((t) => t.name).join(", ") || "none"} · commands: ${commands.map((c) => `/${String(c.name)}`).join(", ") || "none"} · type help`);
   } catch (error) {
@@ -190,7 +189,7 @@ export async function inspect(dir: string, input: NodeJS.ReadableStream = proces
     }
     return true;
   };
-  const track = async (method: string, params: Obj) => {
+  const track = async (method: string, params: JsonRecord) => {
     running = host.peekNextId();
     const started = performance.now();
     try {

@@ -4,12 +4,10 @@
  * table per command (docs/manifest.md).
  */
 import { checkOutputSchema, IDENT, MAX_CATALOG_TOOLS } from "octet-extension/protocol";
-import { isObject, unknownKey } from "octet-extension/validation";
+import { isObject, type JsonRecord, unknownKey } from "octet-extension/validation";
 import type { ManifestFail } from "./errors.ts";
 import { closeObjects } from "./closed-objects.ts";
 import { checkParameters, loadSchema } from "./schema.ts";
-
-type Obj = Record<string, unknown>;
 
 export const TOOL_KEYS = ["description", "parameters", "output_schema", "validate"];
 export const COMMAND_KEYS = ["description", "usage"];
@@ -18,8 +16,8 @@ export interface ToolSpec {
   name: string;
   description: string;
   /** As written, with object schemas closed (closed-objects.ts): what the types, the validator and octet get. */
-  parameters: Obj;
-  outputSchema?: Obj;
+  parameters: JsonRecord;
+  outputSchema?: JsonRecord;
   /** Check each call's arguments against `parameters` before the handler runs (default true). */
   validate: boolean;
 }
@@ -72,11 +70,11 @@ export function checkCommands(value: unknown, fail: ManifestFail): CommandSpec[]
 }
 
 /** `[key.NAME]` sections as `[NAME, table]` pairs (none when `key` is absent). */
-export function tableOfTables(value: unknown, key: string, fail: ManifestFail): [string, Obj][] {
+export function tableOfTables(value: unknown, key: string, fail: ManifestFail): [string, JsonRecord][] {
   if (value === undefined) return [];
   if (!isObject(value)) return fail(key, "must be a table of tables", `write [${key}.NAME] sections`);
   return Object.entries(value).map(([name, spec]) => {
     if (!isObject(spec)) return fail(`${key}.${name}`, "must be a table", `write [${key}.${name}] with a description`);
-    return [name, spec] as [string, Obj];
+    return [name, spec] as [string, JsonRecord];
   });
 }

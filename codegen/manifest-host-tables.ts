@@ -4,10 +4,9 @@
  * Each check names the key and the fix.
  */
 import { API02_HOOKS, API04_HOOKS, API04_UNSUPPORTED_HOOKS, CAPABILITY_KEYS, ENV_NAME, FILESYSTEM_ACCESS, IDENT, LEGACY_HOOKS, SURFACES } from "octet-extension/protocol";
-import { hasDuplicates, isObject, isOneOf, isStringArray, unknownKey } from "octet-extension/validation";
+import { hasDuplicates, isObject, isOneOf, isStringArray, type JsonRecord, unknownKey } from "octet-extension/validation";
 import type { ManifestFail } from "./errors.ts";
 
-type Obj = Record<string, unknown>;
 type ApiVersion = "0.1" | "0.2" | "0.4";
 
 /** `[entrypoint]`: the process octet starts. */
@@ -43,7 +42,7 @@ export function checkEntrypoint(value: unknown, fail: ManifestFail): Entrypoint 
 }
 
 /** `[capabilities]` (default empty). */
-export function checkCapabilities(value: unknown, api: ApiVersion, fail: ManifestFail): Obj {
+export function checkCapabilities(value: unknown, api: ApiVersion, fail: ManifestFail): JsonRecord {
   const capabilities = value ?? {};
   if (!isObject(capabilities)) return fail("capabilities", "must be a table", "write [capabilities]");
   const extra = unknownKey(capabilities, CAPABILITY_KEYS);
@@ -63,7 +62,7 @@ export function checkCapabilities(value: unknown, api: ApiVersion, fail: Manifes
 }
 
 /** `[contributes]` (default empty), minus what tools and commands derive. */
-export function checkContributes(value: unknown, api: ApiVersion, fail: ManifestFail): Obj {
+export function checkContributes(value: unknown, api: ApiVersion, fail: ManifestFail): JsonRecord {
   const contributes = value ?? {};
   if (!isObject(contributes)) return fail("contributes", "must be a table", "write [contributes]");
   for (const key of Object.keys(contributes)) {
@@ -98,7 +97,7 @@ export function checkContributes(value: unknown, api: ApiVersion, fail: Manifest
 }
 
 /** `contributes.menu` lists the commands: API 0.2, and at least one command. */
-export function checkMenu(contributes: Obj, commandCount: number, api: ApiVersion, fail: ManifestFail): void {
+export function checkMenu(contributes: JsonRecord, commandCount: number, api: ApiVersion, fail: ManifestFail): void {
   if (contributes.menu === true && api === "0.1") fail("contributes.menu", "requires api_version 0.2", NEEDS_API02);
   if (contributes.menu === true && commandCount === 0) fail("contributes.menu", "needs at least one command", "declare a [commands.NAME] table");
 }

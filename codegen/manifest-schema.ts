@@ -31,13 +31,15 @@ import {
   SEMVER,
   SURFACES,
 } from "octet-extension/protocol";
+import type { JsonRecord } from "octet-extension/validation";
 import { FLAG_KEYS, SHORTCUT_KEYS } from "./manifest-bindings.ts";
 import { COMMAND_KEYS, TOOL_KEYS } from "./manifest-declarations.ts";
 import { BOOLEAN_CONTRIBUTES, CONTRIBUTES, ENTRYPOINT_KEYS } from "./manifest-host-tables.ts";
 import { SEMVER_REQ, SOURCE_KEYS, TOP } from "./manifest.ts";
 import { ISOLATED_LIFECYCLES, LIFECYCLES, RUNTIME_KEYS, SHARINGS, WORKSPACE_LIFECYCLES } from "./runtime-table.ts";
 
-type Schema = Record<string, unknown>;
+/** A JSON Schema object. */
+type Schema = JsonRecord;
 
 /** Where the file is written, beside this module (it ships in the package root). */
 export const MANIFEST_SCHEMA_FILE = join(import.meta.dir, "manifest.schema.json");

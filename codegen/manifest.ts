@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { NAME, SEMVER } from "octet-extension/protocol";
-import { isObject, unknownKey } from "octet-extension/validation";
+import { isObject, type JsonRecord, unknownKey } from "octet-extension/validation";
 import { resetAjv } from "./ajv.ts";
 import { AuthorManifestError, type ManifestFail } from "./errors.ts";
 import { checkFlags, checkShortcuts, type FlagSpec, type ShortcutSpec } from "./manifest-bindings.ts";
@@ -21,7 +21,6 @@ export { AuthorManifestError, ManifestError } from "./errors.ts";
 export type { CommandSpec, ToolSpec } from "./manifest-declarations.ts";
 export type { FlagSpec, ShortcutSpec } from "./manifest-bindings.ts";
 
-type Obj = Record<string, unknown>;
 type ApiVersion = "0.1" | "0.2" | "0.4";
 
 export interface AuthorManifest {
@@ -33,9 +32,9 @@ export interface AuthorManifest {
   requiresOctet?: string;
   description?: string;
   entrypoint?: Entrypoint;
-  capabilities: Obj;
+  capabilities: JsonRecord;
   /** `[contributes]` minus tools and commands (those come from `[tools.*]`/`[commands.*]`). */
-  contributes: Obj;
+  contributes: JsonRecord;
   /** `[runtime]`: octet's process lifetime (checked against its lifecycles and sharing rules). */
   runtime?: { lifecycle?: string; sharing?: string };
   tools: ToolSpec[];
@@ -74,7 +73,7 @@ export function loadAuthorManifest(path: string): AuthorManifest {
   const fail: ManifestFail = (key, problem, fix) => {
     throw new AuthorManifestError(file, key, problem, fix);
   };
-  const raw: Obj = parseToml(readFileSync(file, "utf8"), file);
+  const raw: JsonRecord = parseToml(readFileSync(file, "utf8"), file);
   resetAjv();
   const dir = dirname(file);
   const identity = checkIdentity(raw, fail);
@@ -122,7 +121,7 @@ function manifestFile(path: string): string {
 }
 
 /** No unknown top-level key; name, version, api_version, requires_octet and description. */
-function checkIdentity(raw: Obj, fail: ManifestFail): Identity {
+function checkIdentity(raw: JsonRecord, fail: ManifestFail): Identity {
   const extra = unknownKey(raw, TOP);
   if (extra !== undefined) fail(extra, "unknown key", `remove it; allowed: ${TOP.join(", ")}`);
   const { name, version, api_version: api, requires_octet: requiresOctet, description } = raw;

@@ -4,12 +4,10 @@
  * skeleton. Covers what tool parameter schemas use (docs/tools.md "Sample
  * arguments"); the result is checked with Ajv where the schema compiles.
  */
-import { isObject } from "octet-extension/validation";
+import { isObject, type JsonRecord } from "octet-extension/validation";
 import { compileSchema } from "./ajv.ts";
 import { samplePattern } from "./sample-pattern.ts";
 import { resolveLocalRef } from "./schema.ts";
-
-type Obj = Record<string, unknown>;
 
 /** A generated value and Ajv's verdict on it (`undefined`: the schema does not compile here, so unchecked). */
 export interface Sample {
@@ -26,7 +24,7 @@ const NONE = Symbol("unsatisfiable");
 type Out = unknown;
 
 interface Ctx {
-  root: Obj;
+  root: JsonRecord;
   optional: boolean;
   /** Use `default` and `examples` where given. */
   hints: boolean;
@@ -97,7 +95,7 @@ function generate(schema: unknown, ctx: Ctx, depth: number, variant: number, top
 }
 
 /** `schema` with its `$ref` and `allOf` folded in (siblings of `$ref` kept, as 2019-09 reads them). */
-function flatten(schema: Obj, ctx: Ctx, depth: number): Obj | typeof NONE {
+function flatten(schema: JsonRecord, ctx: Ctx, depth: number): JsonRecord | typeof NONE {
   if (depth > MAX_DEPTH) return NONE;
   let { $ref, allOf, ...out } = schema;
   if (typeof $ref === "string") {
@@ -106,7 +104,7 @@ function flatten(schema: Obj, ctx: Ctx, depth: number): Obj | typeof NONE {
     if (isObject(target)) {
       const resolved = flatten(target, ctx, depth + 1);
       if (resolved === NONE) return NONE;
-      out = merge(resolved, out) as Obj;
+      out = merge(resolved, out) as JsonRecord;
     }
   }
   if (Array.isArray(allOf)) {
@@ -115,7 +113,7 @@ function flatten(schema: Obj, ctx: Ctx, depth: number): Obj | typeof NONE {
       if (!isObject(member)) continue;
       const resolved = flatten(member, ctx, depth + 1);
       if (resolved === NONE) return NONE;
-      out = merge(out, resolved) as Obj;
+      out = merge(out, resolved) as JsonRecord;
     }
   }
   return out;
@@ -143,8 +141,8 @@ const LOWER = ["minimum", "exclusiveMinimum", "minLength", "minItems", "minPrope
 const UPPER = ["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"];
 
 /** Both schemas at once, as far as generation needs: properties merged, required united, bounds tightened, types and enums intersected. */
-function merge(a: Obj, b: Obj): Obj {
-  const out: Obj = { ...a };
+function merge(a: JsonRecord, b: JsonRecord): JsonRecord {
+  const out: JsonRecord = { ...a };
   for (const [key, value] of Object.entries(b)) {
     if (!(key in out)) {
       out[key] = value;
@@ -152,7 +150,7 @@ function merge(a: Obj, b: Obj): Obj {
     }
     const mine = out[key];
     if (key === "properties" && isObject(mine) && isObject(value)) {
-      const props: Obj = { ...mine };
+      const props: JsonRecord = { ...mine };
       for (const [name, sub] of Object.entries(value)) props[name] = name in props ? { allOf: [props[name], sub] } : sub;
       out.properties = props;
     } else if (key === "required" && Array.isArray(mine) && Array.isArray(value)) out.required = [...new Set([...mine, ...value])];
@@ -183,7 +181,7 @@ function intersectTypes(a: unknown, b: unknown): string[] {
 const sameJson = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
 
 /** The types to try, in order: the declared ones (null last), or what the keywords imply. */
-function typesOf(s: Obj, top: boolean): string[] {
+function typesOf(s: JsonRecord, top: boolean): string[] {
   if (typeof s.type === "string") return [s.type];
   if (Array.isArray(s.type)) return [...s.type.filter((t) => t !== "null"), ...s.type.filter((t) => t === "null")] as string[];
   if (top || ["properties", "required", "additionalProperties", "patternProperties", "minProperties", "dependentRequired"].some((k) => k in s)) return ["object"];
@@ -193,7 +191,7 @@ function typesOf(s: Obj, top: boolean): string[] {
   return ["null"];
 }
 
-function byType(type: string, s: Obj, ctx: Ctx, depth: number, variant: number): Out {
+function byType(type: string, s: JsonRecord, ctx: Ctx, depth: number, variant: number): Out {
   switch (type) {
     case "object":
       return object(s, ctx, depth);
@@ -214,12 +212,12 @@ function byType(type: string, s: Obj, ctx: Ctx, depth: number, variant: number):
   }
 }
 
-function object(s: Obj, ctx: Ctx, depth: number): Out {
+function object(s: JsonRecord, ctx: Ctx, depth: number): Out {
   const properties = isObject(s.properties) ? s.properties : {};
   const required = Array.isArray(s.required) ? s.required.filter((k): k is string => typeof k === "string") : [];
   const withOptional = ctx.optional && depth < OPTIONAL_DEPTH;
   const keys = [...Object.keys(properties).filter((k) => withOptional || required.includes(k)), ...required.filter((k) => !(k in properties))];
-  const out: Obj = {};
+  const out: JsonRecord = {};
   const add = (key: string, mustHave: boolean): boolean => {
     if (key in out) return true;
     const schema = propertySchema(s, key);
@@ -251,7 +249,7 @@ function object(s: Obj, ctx: Ctx, depth: number): Out {
 }
 
 /** The schema a property's value must meet: `properties`, else a matching `patternProperties`, else `additionalProperties`. */
-function propertySchema(s: Obj, key: string): unknown {
+function propertySchema(s: JsonRecord, key: string): unknown {
   if (isObject(s.properties) && key in s.properties) return s.properties[key];
   if (isObject(s.patternProperties)) {
     for (const [pattern, schema] of Object.entries(s.patternProperties)) {
@@ -266,7 +264,7 @@ function propertySchema(s: Obj, key: string): unknown {
   return s.additionalProperties === undefined ? true : s.additionalProperties;
 }
 
-function array(s: Obj, ctx: Ctx, depth: number, variant: number): Out {
+function array(s: JsonRecord, ctx: Ctx, depth: number, variant: number): Out {
   const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : [];
   const rest = Array.isArray(s.prefixItems) ? s.items : Array.isArray(s.items) ? s.additionalItems : s.items;
   const hasContains = s.contains !== undefined;
@@ -304,7 +302,7 @@ const FORMATS: Record<string, string> = {
   regex: "a",
 };
 
-function string(s: Obj, variant: number): Out {
+function string(s: JsonRecord, variant: number): Out {
   const min = typeof s.minLength === "number" ? Math.max(0, Math.ceil(s.minLength)) : 0;
   const max = typeof s.maxLength === "number" ? Math.floor(s.maxLength) : Infinity;
   if (min > max) return NONE;
@@ -321,7 +319,7 @@ function string(s: Obj, variant: number): Out {
   return fits(value) ? value : NONE;
 }
 
-function number(s: Obj, integer: boolean, variant: number): Out {
+function number(s: JsonRecord, integer: boolean, variant: number): Out {
   let lo = -Infinity;
   let hi = Infinity;
   let loOpen = false;

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { isObject } from "octet-extension/validation";
+import { isObject, type JsonRecord } from "octet-extension/validation";
 import { ajvFor, compileSchema, SchemaDraftError } from "./ajv.ts";
 import type { ManifestFail } from "./errors.ts";
 
@@ -9,8 +9,6 @@ import type { ManifestFail } from "./errors.ts";
  * against its JSON Schema draft, its local `$ref`s resolved within itself,
  * and turned into the plain copy the type generator reads.
  */
-
-type Obj = Record<string, unknown>;
 
 /** Keywords of code generators that would change generated code rather than describe data. */
 const GENERATOR_KEYWORDS = ["tsType", "tsEnumNames", "tsName", "tsDeclaration"];
@@ -21,7 +19,7 @@ const MANY = ["allOf", "anyOf", "oneOf", "prefixItems", "items"];
 const MAP = ["properties", "patternProperties", "definitions", "$defs", "dependentSchemas", "dependencies"];
 
 /** Every subschema of `schema` with its JSON Pointer, the schema itself first. */
-export function* subschemas(schema: unknown, pointer = ""): Generator<[Obj, string]> {
+export function* subschemas(schema: unknown, pointer = ""): Generator<[JsonRecord, string]> {
   if (!isObject(schema)) return;
   yield [schema, pointer];
   for (const key of ONE) if (isObject(schema[key])) yield* subschemas(schema[key], `${pointer}/${key}`);
@@ -39,7 +37,7 @@ const escape = (token: string) => token.replace(/~/g, "~0").replace(/\//g, "~1")
 const unescape = (token: string) => token.replace(/~1/g, "/").replace(/~0/g, "~");
 
 /** Resolve a local `$ref` ("#", "#/definitions/X", "#/$defs/X", any JSON Pointer) against `root`. */
-export function resolveLocalRef(root: Obj, ref: string): unknown {
+export function resolveLocalRef(root: JsonRecord, ref: string): unknown {
   if (ref === "#") return root;
   if (!ref.startsWith("#/")) return undefined;
   let node: unknown = root;
@@ -58,7 +56,7 @@ export function resolveLocalRef(root: Obj, ref: string): unknown {
 }
 
 /** An inline schema table, or a path to a `.json` file inside the project. */
-export function loadSchema(value: unknown, key: string, dir: string, fail: ManifestFail): Obj | undefined {
+export function loadSchema(value: unknown, key: string, dir: string, fail: ManifestFail): JsonRecord | undefined {
   if (value === undefined) return undefined;
   let schema: unknown = value;
   if (typeof value === "string") {
@@ -82,7 +80,7 @@ export function loadSchema(value: unknown, key: string, dir: string, fail: Manif
  * (`$schema`, default draft-07), no code-generator keywords, every `$ref`
  * local and resolvable, no unknown keywords.
  */
-export function checkParameters(schema: Obj, key: string, fail: ManifestFail): void {
+export function checkParameters(schema: JsonRecord, key: string, fail: ManifestFail): void {
   if (schema.type !== undefined && schema.type !== "object") fail(key, 'must describe an object (type = "object")', "tool arguments are always a JSON object");
   for (const [node, pointer] of subschemas(schema)) {
     for (const keyword of GENERATOR_KEYWORDS) {
@@ -135,11 +133,11 @@ export function checkParameters(schema: Obj, key: string, fail: ManifestFail): v
  * validator guarantees (`exactIntegers`; without a validator the value is sent
  * as written: `number | bigint`).
  */
-export function typeSchema(root: Obj, options: { exactIntegers: boolean } = { exactIntegers: true }): Obj {
-  const copy = (node: unknown, stack: Obj[]): unknown => {
+export function typeSchema(root: JsonRecord, options: { exactIntegers: boolean } = { exactIntegers: true }): JsonRecord {
+  const copy = (node: unknown, stack: JsonRecord[]): unknown => {
     if (!isObject(node)) return node;
     let target = node;
-    const refs: Obj[] = [];
+    const refs: JsonRecord[] = [];
     while (typeof target.$ref === "string") {
       const next = resolveLocalRef(root, target.$ref);
       if (!isObject(next) || stack.includes(next) || refs.includes(next)) return {};
@@ -149,7 +147,7 @@ export function typeSchema(root: Obj, options: { exactIntegers: boolean } = { ex
     }
     target = spreadInt64Types(target);
     const nextStack = [...stack, node, ...refs];
-    const out: Obj = {};
+    const out: JsonRecord = {};
     const set = (key: string, value: unknown) => Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
     for (const [key, value] of Object.entries(target)) {
       if (["title", "$id", "$schema", "$comment", "definitions", "$defs", "$anchor", "$dynamicAnchor", "examples", "default"].includes(key)) continue;
@@ -161,11 +159,11 @@ export function typeSchema(root: Obj, options: { exactIntegers: boolean } = { ex
     if (out.type === "integer" && isInt64(out)) set("tsType", options.exactIntegers ? "bigint" : "(number | bigint)");
     return out;
   };
-  return copy(root, []) as Obj;
+  return copy(root, []) as JsonRecord;
 }
 
 /** `format = "int64"` or `"uint64"`: the integer arrives as a `bigint` (docs/manifest.md, "Integers"). */
-export function isInt64(node: Obj): boolean {
+export function isInt64(node: JsonRecord): boolean {
   return node.format === "int64" || node.format === "uint64";
 }
 
@@ -175,7 +173,7 @@ function integerOnly(type: unknown): boolean {
 }
 
 /** `type = ["integer", "null"]` with an int64 format as one schema per type, so the integer member can be typed on its own. */
-function spreadInt64Types(node: Obj): Obj {
+function spreadInt64Types(node: JsonRecord): JsonRecord {
   const types = node.type;
   if (!Array.isArray(types) || !isInt64(node)) return node;
   const { type: _type, format, ...rest } = node;

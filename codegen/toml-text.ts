@@ -3,14 +3,11 @@
  * schemas and descriptions): every key quoted when it is not bare, every
  * control character escaped, and a test of whether TOML can hold a value at all.
  */
-
-type Obj = Record<string, unknown>;
+import { isObject, type JsonRecord } from "octet-extension/validation";
 
 const BARE_KEY = /^[A-Za-z0-9_-]+$/;
 /** C0 controls, DEL and C1 controls: escaped in every string (TOML requires most, the terminal is safer without the rest). */
 const CONTROL = /[\x00-\x1f\x7f-\x9f]/g;
-
-const isTable = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A key: bare when it can be, else a quoted string. */
 export function tomlKey(key: string): string {
@@ -48,7 +45,7 @@ export function tomlValue(value: unknown): string {
   // An unsafe integer here came from a float literal (big integer literals arrive as bigint): written as a float.
   if (typeof value === "number") return Number.isSafeInteger(value) ? String(value) : floatText(value);
   if (Array.isArray(value)) return `[${value.map(tomlValue).join(", ")}]`;
-  if (isTable(value)) {
+  if (isObject(value)) {
     const entries = Object.entries(value);
     return entries.length === 0 ? "{}" : `{ ${entries.map(([k, v]) => `${tomlKey(k)} = ${tomlValue(v)}`).join(", ")} }`;
   }
@@ -78,7 +75,7 @@ export function tomlCannotHold(value: unknown): string | undefined {
     }
     return undefined;
   }
-  if (isTable(value)) {
+  if (isObject(value)) {
     for (const item of Object.values(value)) {
       const why = tomlCannotHold(item);
       if (why) return why;

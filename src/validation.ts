@@ -10,6 +10,7 @@ import { holdsBigInt } from "./wire/json.ts";
 
 export type { ArgumentIssue, ArgumentValidator } from "./runtime/arguments.ts";
 export { hasDuplicates, isObject, isOneOf, isStringArray, unknownKey, utf8Bytes } from "./check.ts";
+export type { JsonRecord } from "./check.ts";
 
 /**
  * The arguments as a compiled validator checks them. Integer literals beyond

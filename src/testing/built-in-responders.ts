@@ -1,11 +1,10 @@
 /** octet's own answers to extension requests no test scripted (the coding product's defaults). */
 
+import type { JsonRecord } from "../check.ts";
 import { ErrorCode } from "../errors.ts";
 import { BulkRefusal, type HostBulkStore } from "./bulk-store.ts";
 import type { HostManifest } from "./manifest.ts";
 import { errorReply, type Responder } from "./responders.ts";
-
-type Obj = Record<string, unknown>;
 
 /** The host-side tool catalog that `tools/register` and `tools/unregister` publish into. */
 export interface HostCatalog {
@@ -39,7 +38,7 @@ export function builtInResponder(method: string, manifest: HostManifest, catalog
   if (method === "tools/register" || method === "tools/unregister") {
     return (params) => {
       const names = new Set(catalog.catalogTools);
-      if (method === "tools/register") for (const tool of params.tools as Obj[]) names.add(String(tool.name));
+      if (method === "tools/register") for (const tool of params.tools as JsonRecord[]) names.add(String(tool.name));
       else for (const name of params.names as string[]) names.delete(name);
       catalog.catalogRevision++;
       catalog.catalogTools = [...names];
@@ -60,7 +59,7 @@ export function builtInResponder(method: string, manifest: HostManifest, catalog
 export class HostResources {
   readonly issued = new Map<string, { type: string; parent: number; released: boolean }>();
 
-  answer(method: string, params: Obj): { result: unknown } | { refused: string } {
+  answer(method: string, params: JsonRecord): { result: unknown } | { refused: string } {
     if (method === "resource/register") {
       const parent = Number(params.parent_request_id);
       if (this.issued.size >= 256 || [...this.issued.values()].filter((r) => r.parent === parent).length >= 32) return { refused: "quota_exceeded" };
@@ -68,7 +67,7 @@ export class HostResources {
       this.issued.set(token, { type: String(params.type), parent, released: false });
       return { result: { $resource: token, type: params.type } };
     }
-    const ref = params.resource as Obj;
+    const ref = params.resource as JsonRecord;
     const record = this.issued.get(String(ref.$resource));
     if (!record || record.released || record.type !== ref.type) return { refused: "resource_unavailable" };
     record.released = true;
@@ -81,13 +80,13 @@ export class HostResources {
  * in order, `completed` or `failed`; else undefined (octet then ends the
  * process generation).
  */
-export function disposalResults(reply: unknown, refs: readonly Obj[]): { resource: Obj; status: string }[] | undefined {
-  const results = Array.isArray((reply as Obj | null)?.results) ? ((reply as Obj).results as Obj[]) : undefined;
+export function disposalResults(reply: unknown, refs: readonly JsonRecord[]): { resource: JsonRecord; status: string }[] | undefined {
+  const results = Array.isArray((reply as JsonRecord | null)?.results) ? ((reply as JsonRecord).results as JsonRecord[]) : undefined;
   const ok = results?.length === refs.length && results.every((r, i) => JSON.stringify(r.resource) === JSON.stringify(refs[i]) && (r.status === "completed" || r.status === "failed"));
-  return ok ? (results as { resource: Obj; status: string }[]) : undefined;
+  return ok ? (results as { resource: JsonRecord; status: string }[]) : undefined;
 }
 
-function defaultReply(method: string, params: Obj, manifest: HostManifest): { result: unknown } | { error: { code: number; message: string } } {
+function defaultReply(method: string, params: JsonRecord, manifest: HostManifest): { result: unknown } | { error: { code: number; message: string } } {
   switch (method) {
     case "confirmation/request":
       return { result: { confirmed: false } };
@@ -109,7 +108,7 @@ function defaultReply(method: string, params: Obj, manifest: HostManifest): { re
       const entryId = `entry-${crypto.randomUUID()}`;
       if (!params.session_leaf) return { result: { entry_id: entryId } };
       // A leaf append: the head moves to the new entry and a fresh single-use grant follows.
-      const leaf = params.session_leaf as Obj;
+      const leaf = params.session_leaf as JsonRecord;
       const successor = { grant_id: [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join(""), activation_epoch: leaf.activation_epoch, operation_id: leaf.operation_id };
       return { result: { entry_id: entryId, head: entryId, successor } };
     }

@@ -5,11 +5,10 @@
  * commits that check size and SHA-256 and copy the bytes away, read leases
  * on fresh copies, and releases that delete the file. Blobs live in memory.
  */
+import type { JsonRecord } from "../check.ts";
 import { closeSync, constants, fstatSync, openSync, readSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { temporaryDirectory } from "./temp-dirs.ts";
-
-type Obj = Record<string, unknown>;
 
 /** octet's default bulk limits. */
 export const BULK_LIMITS = { object_bytes: 268_435_456, owner_bytes: 536_870_912, write_tickets_per_generation: 8, read_leases_per_generation: 32, blobs_per_owner: 256 };
@@ -27,15 +26,15 @@ export class HostBulkStore {
   readonly directory = temporaryDirectory("octet-bulk-");
   private readonly tickets = new Map<string, { locator: string; capacity: number; mediaType: string }>();
   private readonly leases = new Map<string, string>();
-  private readonly blobs = new Map<string, { data: Uint8Array; ref: Obj }>();
+  private readonly blobs = new Map<string, { data: Uint8Array; ref: JsonRecord }>();
 
   /** `protocol.bulk_objects_v1` of the initialize offer. */
-  offer(): Obj {
+  offer(): JsonRecord {
     return { profile: "local-file.v1", transfer_directory: this.directory, limits: { ...BULK_LIMITS } };
   }
 
   /** Answer one bulk request; throws {@link BulkRefusal}. */
-  answer(method: string, params: Obj): unknown {
+  answer(method: string, params: JsonRecord): unknown {
     switch (method) {
       case "bulk/write":
         return this.write(params);
@@ -60,7 +59,7 @@ export class HostBulkStore {
     return this.tickets.size + this.leases.size;
   }
 
-  private write(params: Obj): unknown {
+  private write(params: JsonRecord): unknown {
     const { capacity, media_type: mediaType } = params;
     if (params.profile !== "local-file.v1" || !Number.isSafeInteger(capacity) || (capacity as number) < 0 || typeof mediaType !== "string") throw new BulkRefusal("blob_unavailable");
     // Outstanding tickets count, not every ticket ever issued.
@@ -71,12 +70,12 @@ export class HostBulkStore {
     return { ticket, profile: "local-file.v1", locator, capacity };
   }
 
-  private commit(params: Obj): unknown {
+  private commit(params: JsonRecord): unknown {
     const ticket = this.tickets.get(String(params.ticket));
     if (!ticket) throw new BulkRefusal("blob_unavailable");
     this.tickets.delete(String(params.ticket)); // consumed even when the commit fails
     try {
-      const digest = params.digest as Obj | undefined;
+      const digest = params.digest as JsonRecord | undefined;
       if (!digest || digest.algorithm !== "sha256") throw new BulkRefusal("unsupported_feature");
       if (typeof digest.value !== "string" || !/^[0-9a-f]{64}$/.test(digest.value)) throw new BulkRefusal("integrity_mismatch");
       if (!Number.isSafeInteger(params.bytes) || (params.bytes as number) > ticket.capacity) throw new BulkRefusal("quota_exceeded");
@@ -92,8 +91,8 @@ export class HostBulkStore {
     }
   }
 
-  private read(params: Obj): unknown {
-    const ref = params.blob as Obj | undefined;
+  private read(params: JsonRecord): unknown {
+    const ref = params.blob as JsonRecord | undefined;
     const blob = ref ? this.blobs.get(String(ref.$blob)) : undefined;
     if (params.profile !== "local-file.v1" || !blob || JSON.stringify(blob.ref) !== JSON.stringify(ref)) throw new BulkRefusal("blob_unavailable");
     if (this.leases.size >= BULK_LIMITS.read_leases_per_generation) throw new BulkRefusal("quota_exceeded");
@@ -103,7 +102,7 @@ export class HostBulkStore {
     return { lease, profile: "local-file.v1", locator, bytes: blob.data.length };
   }
 
-  private release(params: Obj): unknown {
+  private release(params: JsonRecord): unknown {
     const id = String(params.id);
     const locator = this.tickets.get(id)?.locator ?? this.leases.get(id);
     if (locator === undefined) throw new BulkRefusal("blob_unavailable");

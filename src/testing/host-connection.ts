@@ -1,17 +1,16 @@
 /** The host side of the wire: request ids, the pending map, correlating replies, writing to stdin. */
 
+import type { JsonRecord } from "../check.ts";
 import { encodeFrame } from "../wire/encode.ts";
 import type { RequestId } from "../wire/ids.ts";
 import { parseJson, readUnsigned64 } from "../wire/json.ts";
-import { MAX_MESSAGE_BYTES } from "../wire/limits.ts";
+import { MAX_MESSAGE_BYTES } from "../protocol.ts";
 import type { Transcript } from "./transcript.ts";
-
-type Obj = Record<string, unknown>;
 
 /** A host request awaiting its reply. */
 export interface ActiveRequest {
   method: string;
-  resolve(reply: Obj): void;
+  resolve(reply: JsonRecord): void;
   reject(error: Error): void;
   timer: ReturnType<typeof setTimeout> | undefined;
   /** Extension requests made on its behalf and not yet answered. */
@@ -37,18 +36,18 @@ export class HostConnection {
   constructor(
     private readonly stdin: ExtensionStdin,
     private readonly transcript: Transcript,
-    private readonly options: { timeoutMs(): number; cancelOnTimeout(): boolean; encode?: (frame: Obj) => string },
+    private readonly options: { timeoutMs(): number; cancelOnTimeout(): boolean; encode?: (frame: JsonRecord) => string },
   ) {}
 
   /** A frame as the host writes it, LF included (API 0.3 hosts write canonical frames). */
-  private encode(frame: Obj): string {
+  private encode(frame: JsonRecord): string {
     return this.options.encode ? this.options.encode(frame) : encodeFrame(frame, Number.MAX_SAFE_INTEGER);
   }
 
   /** Send a request; resolves with the raw reply frame. On timeout it is dropped (and cancelled, on API 0.2). */
-  request(method: string, params?: unknown, idOption?: number): Promise<Obj> {
+  request(method: string, params?: unknown, idOption?: number): Promise<JsonRecord> {
     const id = idOption ?? this.nextId++;
-    const frame: Obj = { jsonrpc: "2.0", id, method };
+    const frame: JsonRecord = { jsonrpc: "2.0", id, method };
     if (params !== undefined) frame.params = params;
     const line = this.encode(frame);
     if (Buffer.byteLength(line) > MAX_MESSAGE_BYTES) {
@@ -67,13 +66,13 @@ export class HostConnection {
   }
 
   notify(method: string, params?: unknown): void {
-    const frame: Obj = { jsonrpc: "2.0", method };
+    const frame: JsonRecord = { jsonrpc: "2.0", method };
     if (params !== undefined) frame.params = params;
     this.send(frame);
   }
 
   /** Encode and write any frame (a reply to the extension, for instance). */
-  send(frame: Obj): void {
+  send(frame: JsonRecord): void {
     this.writeLine(this.encode(frame));
   }
 
@@ -117,7 +116,7 @@ export class HostConnection {
 
   private writeLine(line: string): void {
     if (this.stdin.exitCode !== undefined) throw new Error("the extension has exited");
-    this.transcript.record({ from: "host", text: line.slice(0, -1), frame: JSON.parse(line) as Obj });
+    this.transcript.record({ from: "host", text: line.slice(0, -1), frame: JSON.parse(line) as JsonRecord });
     this.stdin.write(line);
   }
 
@@ -134,7 +133,7 @@ export class HostConnection {
       if (typeof frame !== "object" || frame === null || !("method" in frame)) continue;
       const id = readUnsigned64(frame, "id");
       if (id === undefined || typeof id === "bigint" || this.pending.has(id)) continue;
-      this.pending.set(id, { method: String((frame as Obj).method), resolve: () => {}, reject: () => {}, timer: undefined, children: new Set(), progressSequence: 0 });
+      this.pending.set(id, { method: String((frame as JsonRecord).method), resolve: () => {}, reject: () => {}, timer: undefined, children: new Set(), progressSequence: 0 });
     }
   }
 }

@@ -1,10 +1,9 @@
 /** What octet sends besides the method's own params: initialize params (spec §3.1) and request contexts (§3). */
 
+import type { JsonRecord } from "../check.ts";
 import { negotiatesFeatures } from "../protocol.ts";
 import { flagValueFits, type HostManifest } from "./manifest.ts";
 import type { TestHostOptions } from "./host-options.ts";
-
-type Obj = Record<string, unknown>;
 
 /** The two API 0.2 features a host always requires. */
 export const REQUIRED_FEATURES = ["request_cancellation", "content_parts"];
@@ -57,9 +56,9 @@ function hookFeatures04(manifest: HostManifest): string[] {
 export const RESOURCE_REFS_LIMITS = { max_records: 256, max_registrations_per_parent: 32 } as const;
 
 /** Initialize params built from the manifest, as octet sends them. */
-export function initializeParams(manifest: HostManifest, workspace: string, options: Pick<TestHostOptions, "octetVersion" | "offer" | "flags">, bulk?: Obj): Obj {
+export function initializeParams(manifest: HostManifest, workspace: string, options: Pick<TestHostOptions, "octetVersion" | "offer" | "flags">, bulk?: JsonRecord): JsonRecord {
   const m = manifest;
-  const contributes: Obj = {
+  const contributes: JsonRecord = {
     tools: m.contributes.tools,
     commands: m.contributes.commands,
     hooks: m.contributes.hooks,
@@ -74,9 +73,9 @@ export function initializeParams(manifest: HostManifest, workspace: string, opti
   if (m.contributes.flags.length > 0) contributes.flags = m.contributes.flags;
   // octet 0.8.x serializes the list on every 0.2/0.4 launch; octet 0.8.0's examples show it only when declared.
   if (m.contributes.shortcuts.length > 0 || m.api_version === "0.4") contributes.shortcuts = m.contributes.shortcuts;
-  const capabilities: Obj = { filesystem: m.capabilities.filesystem, process: m.capabilities.process, network: m.capabilities.network };
+  const capabilities: JsonRecord = { filesystem: m.capabilities.filesystem, process: m.capabilities.process, network: m.capabilities.network };
   if (m.capabilities.secrets.length > 0) capabilities.secrets = m.capabilities.secrets;
-  const params: Obj = {
+  const params: JsonRecord = {
     api_version: m.api_version,
     octet_version: options.octetVersion ?? "0.8.0",
     extension: { name: m.name, version: m.version, manifest_path: m.path, source: "explicit" },
@@ -98,14 +97,14 @@ export function initializeParams(manifest: HostManifest, workspace: string, opti
     const offer = options.offer ?? {};
     // octet 0.8.x projects the declared CLI flags (defaults filled in, sorted by name) for every 0.4 launch.
     params.flag_values = flagValues(m, options.flags);
-    (params.host as Obj).context_usage = null;
+    (params.host as JsonRecord).context_usage = null;
     params.protocol = {
       version: "0.4",
       required_features: offer.required ?? REQUIRED_FEATURES,
       optional_features: offer.optional ?? [...hookFeatures04(m), ...(bulk ? ["bulk_objects_v1"] : [])],
       limits: { max_concurrent_requests: offer.maxConcurrentRequests ?? 64, resource_refs_v1: { ...RESOURCE_REFS_LIMITS } },
     };
-    if (bulk) (params.protocol as Obj).bulk_objects_v1 = bulk;
+    if (bulk) (params.protocol as JsonRecord).bulk_objects_v1 = bulk;
   }
   return params;
 }
@@ -129,31 +128,31 @@ export function flagValues(manifest: HostManifest, given: Record<string, boolean
 }
 
 /** The features initialize `params` offer, and which of them are required. */
-export function offeredFeatures(params: Obj): { features: string[]; required: string[] } {
-  const protocol = params.protocol as Obj | undefined;
+export function offeredFeatures(params: JsonRecord): { features: string[]; required: string[] } {
+  const protocol = params.protocol as JsonRecord | undefined;
   const required = (protocol?.required_features as string[] | undefined) ?? [];
   const optional = (protocol?.optional_features as string[] | undefined) ?? [];
   return { features: [...required, ...optional], required };
 }
 
 /** Default `params.context` for requests. */
-export function requestContext(workspace: string, extra: Obj = {}): Obj {
+export function requestContext(workspace: string, extra: JsonRecord = {}): JsonRecord {
   return { workspace, execution_scope: null, host: hostState(), ...extra };
 }
 
 /** Context for a session-owned request: on API 0.2 and 0.4 it carries the host's resource `owner`. */
-export function ownedContext(api: string, workspace: string, owner: unknown, extra: Obj = {}): Obj {
+export function ownedContext(api: string, workspace: string, owner: unknown, extra: JsonRecord = {}): JsonRecord {
   const context = requestContext(workspace, extra);
   if (negotiatesFeatures(api)) context.resource_owner = owner;
   return context;
 }
 
 /** The features an initialize result agreed to (API 0.2 and 0.4). */
-export function agreedFeatures(result: Obj): Set<string> {
-  const features = (result.protocol as Obj | undefined)?.features;
+export function agreedFeatures(result: JsonRecord): Set<string> {
+  const features = (result.protocol as JsonRecord | undefined)?.features;
   return new Set(Array.isArray(features) ? (features as string[]) : []);
 }
 
-function hostState(): Obj {
+function hostState(): JsonRecord {
   return { session_id: null, session_name: null, model: "test-model", reasoning: null, active_skills: [] };
 }

@@ -1,4 +1,4 @@
-import { isObject as isObj } from "../check.ts";
+import { isObject, type JsonRecord } from "../check.ts";
 import { readUnsigned64 } from "../wire/json.ts";
 import type { HostManifest } from "./manifest.ts";
 import { RESOURCE_REFS_LIMITS } from "./host-params.ts";
@@ -11,7 +11,6 @@ import { promptMetadataProblem } from "./prompt-rules.ts";
  * acceptable. A violation is fatal: the real host kills the process.
  */
 
-type Obj = Record<string, unknown>;
 const LEVELS = ["info", "success", "warning", "error"];
 const PLACEMENTS = ["system_prefix", "system_suffix", "prompt_prefix", "prompt_suffix"];
 const IDENT = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
@@ -26,13 +25,13 @@ export function holdsChildWorker(method: string): boolean {
 /** Child-worker requests whose overflow makes octet drop the connection (spec §1.9); the others get a `ServerError` reply. */
 export const FATAL_CHILD_OVERFLOW = new Set(["confirmation/request", "input/request", "artifact/publish"]);
 
-function keysWithin(value: Obj, allowed: string[]): string | undefined {
+function keysWithin(value: JsonRecord, allowed: string[]): string | undefined {
   const extra = Object.keys(value).filter((k) => !allowed.includes(k));
   return extra.length > 0 ? `unknown keys ${extra.join(", ")}` : undefined;
 }
 
 /** A response's envelope: unsigned integer id, exactly one of result/error, error shape. */
-export function checkResponseEnvelope(frame: Obj): string | undefined {
+export function checkResponseEnvelope(frame: JsonRecord): string | undefined {
   if (readUnsigned64(frame, "id") === undefined) return "response requires a numeric id";
   const extra = keysWithin(frame, ["jsonrpc", "id", "result", "error"]);
   if (extra) return `response has ${extra}`;
@@ -41,7 +40,7 @@ export function checkResponseEnvelope(frame: Obj): string | undefined {
   if (hasResult === hasError) return "response must carry exactly one of result and error";
   if (hasError) {
     const error = frame.error;
-    if (!isObj(error)) return "response error must be an object";
+    if (!isObject(error)) return "response error must be an object";
     const bad = keysWithin(error, ["code", "message", "data"]);
     if (bad) return `response error has ${bad}`;
     if (typeof error.code !== "number" || !Number.isInteger(error.code)) return "response error code must be an integer";
@@ -64,7 +63,7 @@ const FEATURE_NEEDS: [string, string][] = [
 
 /** The initialize result (spec §3.1 host validation; docs/api-0.4.md for 0.4). */
 export function checkInitializeResult(result: unknown, manifest: HostManifest, offered: { features: string[]; required: string[] }): string | undefined {
-  if (!isObj(result)) return "initialize result must be an object";
+  if (!isObject(result)) return "initialize result must be an object";
   const extra = keysWithin(result, ["api_version", "tools", "commands", "tool_renderers", "shortcuts", "protocol"]);
   if (extra) return `initialize result has ${extra}`;
   if (result.api_version !== manifest.api_version) return `initialize api_version ${JSON.stringify(result.api_version)} differs from the manifest's ${manifest.api_version}`;
@@ -79,7 +78,7 @@ export function checkInitializeResult(result: unknown, manifest: HostManifest, o
     if ("protocol" in result) return "API 0.1 initialize result must not carry protocol";
   } else {
     const p = result.protocol;
-    if (!isObj(p)) return `API ${manifest.api_version} initialize result requires protocol`;
+    if (!isObject(p)) return `API ${manifest.api_version} initialize result requires protocol`;
     const bad = keysWithin(p, ["version", "features", "limits", "lifecycle_events"]);
     if (bad) return `protocol has ${bad}`;
     if (p.version !== manifest.api_version) return `protocol.version must be ${manifest.api_version}`;
@@ -89,7 +88,7 @@ export function checkInitializeResult(result: unknown, manifest: HostManifest, o
     for (const f of features) if (!offered.features.includes(f)) return `protocol.features names ${f}, which was not offered`;
     for (const f of offered.required) if (!features.includes(f)) return `protocol.features lacks required ${f}`;
     for (const [feature, needs] of FEATURE_NEEDS) if (features.includes(feature) && !features.includes(needs)) return `${feature} negotiation requires ${needs}`;
-    if (!isObj(p.limits)) return "protocol.limits is required";
+    if (!isObject(p.limits)) return "protocol.limits is required";
     const badLimits = keysWithin(p.limits, manifest.api_version === "0.4" ? ["max_concurrent_requests", "resource_refs_v1"] : ["max_concurrent_requests"]);
     if (badLimits) return `protocol.limits has ${badLimits}`;
     if ("resource_refs_v1" in p.limits && !sameResourceLimits(p.limits.resource_refs_v1)) return "unsupported resource registry limits";
@@ -105,21 +104,21 @@ export function checkInitializeResult(result: unknown, manifest: HostManifest, o
   }
   const names: string[] = [];
   for (const tool of tools) {
-    if (!isObj(tool)) return "tool definition must be an object";
+    if (!isObject(tool)) return "tool definition must be an object";
     const promptMetadata = features.includes("tool_prompt_metadata_v1");
     const keys = ["name", "description", "parameters", "output_schema"];
     if (promptMetadata) keys.push("prompt_snippet", "prompt_guidelines");
     if (features.includes("operation_descriptors_v1")) keys.push("operation");
     const bad = keysWithin(tool, keys);
     if (bad) return `tool definition has ${bad} (prompt metadata and operations need their negotiated features)`;
-    if ("operation" in tool && isObj(tool.operation) && ((tool.operation.resource_inputs as unknown[])?.length || (tool.operation.resource_outputs as unknown[])?.length) && !features.includes("resource_refs_v1")) {
+    if ("operation" in tool && isObject(tool.operation) && ((tool.operation.resource_inputs as unknown[])?.length || (tool.operation.resource_outputs as unknown[])?.length) && !features.includes("resource_refs_v1")) {
       return `tool ${String(tool.name)}: resource-bearing operations need negotiated resource_refs_v1`;
     }
     const promptProblem = promptMetadataProblem(tool.prompt_snippet, tool.prompt_guidelines);
     if (promptProblem) return `tool ${String(tool.name)}: ${promptProblem}`;
     if (typeof tool.name !== "string" || !IDENT.test(tool.name)) return `tool name ${JSON.stringify(tool.name)} is invalid`;
     if (typeof tool.description !== "string" || tool.description.trim() === "") return `tool ${tool.name} needs a description`;
-    if (tool.parameters !== undefined && !isObj(tool.parameters)) return `tool ${tool.name} parameters must be an object`;
+    if (tool.parameters !== undefined && !isObject(tool.parameters)) return `tool ${tool.name} parameters must be an object`;
     if ("output_schema" in tool && manifest.api_version === "0.1") return `tool ${tool.name}: output_schema is API 0.2 only`;
     if (names.includes(tool.name)) return `duplicate tool ${tool.name}`;
     names.push(tool.name);
@@ -129,7 +128,7 @@ export function checkInitializeResult(result: unknown, manifest: HostManifest, o
   }
   const commandNames: string[] = [];
   for (const command of commands) {
-    if (!isObj(command)) return "command definition must be an object";
+    if (!isObject(command)) return "command definition must be an object";
     const bad = keysWithin(command, ["name", "description", "usage"]);
     if (bad) return `command definition has ${bad}`;
     if (typeof command.name !== "string" || !IDENT.test(command.name)) return `command name ${JSON.stringify(command.name)} is invalid`;
@@ -142,9 +141,9 @@ export function checkInitializeResult(result: unknown, manifest: HostManifest, o
   }
   // octet compares the lists as they are: same entries, same order, same fields.
   const shortcuts = result.shortcuts ?? [];
-  if (!Array.isArray(shortcuts) || shortcuts.some((s) => !isObj(s) || keysWithin(s, ["key", "name", "description"]))) return "initialize shortcuts must be {key, name, description} entries";
-  const spelled = (list: Obj[]) => JSON.stringify(list.map((s) => [s.key, s.name, s.description]));
-  if (spelled(shortcuts as Obj[]) !== spelled(manifest.contributes.shortcuts as unknown as Obj[])) return "initialized shortcuts do not match manifest declarations";
+  if (!Array.isArray(shortcuts) || shortcuts.some((s) => !isObject(s) || keysWithin(s, ["key", "name", "description"]))) return "initialize shortcuts must be {key, name, description} entries";
+  const spelled = (list: JsonRecord[]) => JSON.stringify(list.map((s) => [s.key, s.name, s.description]));
+  if (spelled(shortcuts as JsonRecord[]) !== spelled(manifest.contributes.shortcuts as unknown as JsonRecord[])) return "initialized shortcuts do not match manifest declarations";
   const renderers = result.tool_renderers ?? [];
   if (!Array.isArray(renderers)) return "initialize tool_renderers must be an array";
   if (renderers.length > 0 && !features.includes("dynamic_tool_renderers") && JSON.stringify(renderers) !== JSON.stringify(manifest.contributes.tool_renderers)) {
@@ -154,7 +153,7 @@ export function checkInitializeResult(result: unknown, manifest: HostManifest, o
 }
 
 function sameResourceLimits(value: unknown): boolean {
-  if (!isObj(value) || keysWithin(value, Object.keys(RESOURCE_REFS_LIMITS))) return false;
+  if (!isObject(value) || keysWithin(value, Object.keys(RESOURCE_REFS_LIMITS))) return false;
   return Object.entries(RESOURCE_REFS_LIMITS).every(([key, limit]) => value[key] === limit);
 }
 
@@ -168,7 +167,7 @@ export function checkNotification(method: string, params: unknown, manifest: Hos
   switch (method) {
     case "notification": {
       if (!c.notifications) return "notification without contributes.notifications";
-      if (!isObj(params)) return "notification params must be an object";
+      if (!isObject(params)) return "notification params must be an object";
       const bad = keysWithin(params, ["level", "title", "message"]);
       if (bad) return `notification has ${bad}`;
       if (params.level !== undefined && !LEVELS.includes(params.level as string)) return "notification level is invalid";
@@ -181,7 +180,7 @@ export function checkNotification(method: string, params: unknown, manifest: Hos
       return checkContextEntry(params);
     }
     case "status/contribution": {
-      if (!isObj(params)) return "status/contribution params must be an object";
+      if (!isObject(params)) return "status/contribution params must be an object";
       const bad = keysWithin(params, ["surface", "text", "style_role", "priority"]);
       if (bad) return `status/contribution has ${bad}`;
       if (!c.ui.includes(params.surface as string)) return `status/contribution for undeclared surface ${JSON.stringify(params.surface)}`;
@@ -193,7 +192,7 @@ export function checkNotification(method: string, params: unknown, manifest: Hos
     }
     case "$/cancelRequest": {
       if (manifest.api_version === "0.1") return "$/cancelRequest is not part of the frozen API 0.1 wire";
-      if (!isObj(params) || !("id" in params)) return "$/cancelRequest without params.id";
+      if (!isObject(params) || !("id" in params)) return "$/cancelRequest without params.id";
       const id = params.id;
       if (typeof id !== "string" && readUnsigned64(params, "id") === undefined) return "$/cancelRequest with an invalid id";
       return undefined;
@@ -215,7 +214,7 @@ export function checkNotification(method: string, params: unknown, manifest: Hos
 
 /** A context entry (context/contribution params or context/collect item). */
 export function checkContextEntry(params: unknown): string | undefined {
-  if (!isObj(params)) return "context entry must be an object";
+  if (!isObject(params)) return "context entry must be an object";
   const bad = keysWithin(params, ["label", "content", "placement"]);
   if (bad) return `context entry has ${bad}`;
   if (typeof params.label !== "string" || typeof params.content !== "string") return "context entry needs string label and content";
@@ -238,7 +237,7 @@ export function checkRequest(method: string, params: unknown, manifest: HostMani
   if (feature && (api === "0.1" || !features.has(feature))) return `${method} without negotiated ${feature}`;
   if (method === "confirmation/request") {
     if (!manifest.contributes.confirmations) return "confirmation/request without contributes.confirmations";
-    if (!isObj(params)) return "confirmation/request params must be an object";
+    if (!isObject(params)) return "confirmation/request params must be an object";
     const bad = keysWithin(params, ["parent_request_id", "prompt", "detail", "destructive", "default"]);
     if (bad) return `confirmation/request has ${bad}`;
     if (typeof params.prompt !== "string") return "confirmation/request prompt must be a string";
@@ -248,7 +247,7 @@ export function checkRequest(method: string, params: unknown, manifest: HostMani
   }
   if (method === "input/request") {
     if (api === "0.1") return "input/request on API 0.1";
-    if (!isObj(params)) return "input/request params must be an object";
+    if (!isObject(params)) return "input/request params must be an object";
     const bad = keysWithin(params, ["parent_request_id", "prompt", "secret"]);
     if (bad) return `input/request has ${bad}`;
     if (typeof params.prompt !== "string" || params.prompt.trim() === "") return "input/request prompt must not be blank";
@@ -259,7 +258,7 @@ export function checkRequest(method: string, params: unknown, manifest: HostMani
   return undefined;
 }
 
-function checkParent(method: string, params: Obj, api: string): string | undefined {
+function checkParent(method: string, params: JsonRecord, api: string): string | undefined {
   if (api === "0.1") return "parent_request_id" in params ? `${method} on API 0.1 must not carry parent_request_id` : undefined;
   if (readUnsigned64(params, "parent_request_id") === undefined) return `${method} requires parent_request_id`;
   return undefined;

@@ -1,4 +1,4 @@
-import { isObject as isObj } from "../check.ts";
+import { isObject, type JsonRecord } from "../check.ts";
 import { readUnsigned64 } from "../wire/json.ts";
 import { promptMetadataProblem } from "./prompt-rules.ts";
 
@@ -9,23 +9,22 @@ import { promptMetadataProblem } from "./prompt-rules.ts";
  * `built-in-responders.ts`).
  */
 
-type Obj = Record<string, unknown>;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-function unknownKeys(value: Obj, allowed: string[]): string | undefined {
+function unknownKeys(value: JsonRecord, allowed: string[]): string | undefined {
   const extra = Object.keys(value).filter((k) => !allowed.includes(k));
   return extra.length ? `unknown keys ${extra.join(", ")}` : undefined;
 }
 
 /** `$/progress` params shape (fatal when malformed). */
 export function checkProgressParams(params: unknown, features: ReadonlySet<string>, api = "0.2"): string | undefined {
-  if (!isObj(params)) return "$/progress params must be an object";
+  if (!isObject(params)) return "$/progress params must be an object";
   const bad = unknownKeys(params, ["request_id", "sequence", "event"]);
   if (bad) return `$/progress has ${bad}`;
   if (readUnsigned64(params, "request_id") === undefined) return "$/progress request_id must be a u64";
   if (readUnsigned64(params, "sequence") === undefined) return "$/progress sequence must be a u64";
   const event = params.event;
-  if (!isObj(event)) return "$/progress event must be an object";
+  if (!isObject(event)) return "$/progress event must be an object";
   const nullableU64 = (key: string) => event[key] === undefined || event[key] === null || readUnsigned64(event, key) !== undefined;
   switch (event.type) {
     case "status":
@@ -53,8 +52,8 @@ export function checkProgressParams(params: unknown, features: ReadonlySet<strin
       if (api !== "0.4") return "$/progress partial_result is not an event of API 0.2";
       if (unknownKeys(event, ["type", "result"])) return "$/progress partial_result event has unknown keys";
       const result = event.result;
-      if (!isObj(result) || !Array.isArray(result.content) || result.content.length === 0 || typeof result.is_error !== "boolean") return "$/progress partial_result result must be a tool result";
-      if (!result.content.some((part) => isObj(part) && part.type === "text" && typeof part.text === "string")) return "$/progress partial_result result needs a text part";
+      if (!isObject(result) || !Array.isArray(result.content) || result.content.length === 0 || typeof result.is_error !== "boolean") return "$/progress partial_result result must be a tool result";
+      if (!result.content.some((part) => isObject(part) && part.type === "text" && typeof part.text === "string")) return "$/progress partial_result result needs a text part";
       return undefined;
     }
     default:
@@ -108,7 +107,7 @@ export const OPERATION_SCOPED = new Set([
 
 /** Shapes the host cannot decode at all (fatal), for the API 0.2 service requests. */
 export function checkServiceRequest(method: string, params: unknown, features: ReadonlySet<string> = new Set()): string | undefined {
-  if (!isObj(params)) return `${method} params must be an object`;
+  if (!isObject(params)) return `${method} params must be an object`;
   switch (method) {
     case "artifact/publish": {
       const bad = unknownKeys(params, ["parent_request_id", "mime_type", "size", "sha256", "data", "path"]);
@@ -119,7 +118,7 @@ export function checkServiceRequest(method: string, params: unknown, features: R
       if (("data" in params) === ("path" in params)) return "artifact/publish needs exactly one of data and path";
       if ("data" in params) {
         const data = params.data;
-        if (!isObj(data) || unknownKeys(data, ["encoding", "data"]) || data.encoding !== "base64" || typeof data.data !== "string") {
+        if (!isObject(data) || unknownKeys(data, ["encoding", "data"]) || data.encoding !== "base64" || typeof data.data !== "string") {
           return "artifact/publish data must be {encoding:\"base64\", data}";
         }
       } else if (typeof params.path !== "string") return "artifact/publish path must be a string";
@@ -129,16 +128,16 @@ export function checkServiceRequest(method: string, params: unknown, features: R
       const bad = unknownKeys(params, ["parent_request_id", "intent", "approval_token"]);
       if (bad) return `policy/evaluate has ${bad}`;
       const intent = params.intent;
-      if (!isObj(intent) || unknownKeys(intent, ["kind", "operation", "target", "data_classes", "adapter_hints"])) return "policy/evaluate intent is malformed";
+      if (!isObject(intent) || unknownKeys(intent, ["kind", "operation", "target", "data_classes", "adapter_hints"])) return "policy/evaluate intent is malformed";
       if (typeof intent.kind !== "string" || intent.kind.trim() === "" || typeof intent.operation !== "string" || intent.operation.trim() === "") {
         return "policy/evaluate intent needs non-blank kind and operation";
       }
-      if (!isObj(intent.target)) return "policy/evaluate intent target must be an object";
+      if (!isObject(intent.target)) return "policy/evaluate intent target must be an object";
       if (intent.data_classes !== undefined && (!Array.isArray(intent.data_classes) || intent.data_classes.some((c) => typeof c !== "string"))) {
         return "policy/evaluate intent data_classes must be strings";
       }
       const hints = intent.adapter_hints;
-      if (hints !== undefined && (!isObj(hints) || unknownKeys(hints, ["read_only", "destructive"]) || Object.values(hints).some((v) => v !== null && typeof v !== "boolean"))) {
+      if (hints !== undefined && (!isObject(hints) || unknownKeys(hints, ["read_only", "destructive"]) || Object.values(hints).some((v) => v !== null && typeof v !== "boolean"))) {
         return "policy/evaluate intent adapter_hints is malformed";
       }
       if (params.approval_token !== undefined && typeof params.approval_token !== "string") return "policy/evaluate approval_token must be a string";
@@ -153,7 +152,7 @@ export function checkServiceRequest(method: string, params: unknown, features: R
         const allowed = ["name", "description", "parameters", "output_schema"];
         if (features.has("tool_prompt_metadata_v1")) allowed.push("prompt_snippet", "prompt_guidelines");
         if (features.has("operation_descriptors_v1")) allowed.push("operation");
-        if (!isObj(tool)) return "tools/register tools must be objects";
+        if (!isObject(tool)) return "tools/register tools must be objects";
         const extra = unknownKeys(tool, allowed);
         if (extra) return `tools/register tool ${extra}`;
         const problem = promptMetadataProblem(tool.prompt_snippet, tool.prompt_guidelines);
@@ -167,7 +166,7 @@ export function checkServiceRequest(method: string, params: unknown, features: R
       return unknownKeys(params, ["parent_request_id", "resource_owner", "text"]) ?? (typeof params.text === "string" ? undefined : `${method} text must be a string`);
     case "session/append_entry":
       if (unknownKeys(params, ["parent_request_id", "resource_owner", "entry_type", "data", "session_leaf"])) return `${method} has ${unknownKeys(params, ["parent_request_id", "resource_owner", "entry_type", "data", "session_leaf"])}`;
-      if (params.session_leaf !== undefined && (!isObj(params.session_leaf) || unknownKeys(params.session_leaf, ["grant_id", "activation_epoch", "operation_id"]))) return "session/append_entry session_leaf must be {grant_id, activation_epoch, operation_id}";
+      if (params.session_leaf !== undefined && (!isObject(params.session_leaf) || unknownKeys(params.session_leaf, ["grant_id", "activation_epoch", "operation_id"]))) return "session/append_entry session_leaf must be {grant_id, activation_epoch, operation_id}";
       if (typeof params.entry_type !== "string" || params.entry_type.trim() === "" || Buffer.byteLength(params.entry_type) > 128) return "session/append_entry entry_type must be 1-128 bytes";
       return "data" in params ? undefined : "session/append_entry needs data";
     case "session/set_name":
@@ -193,12 +192,12 @@ export function checkServiceRequest(method: string, params: unknown, features: R
     case "session/switch":
       return unknownKeys(params, ["parent_request_id", "resource_owner", "session_id"]) ?? (typeof params.session_id === "string" && params.session_id !== "" && Buffer.byteLength(params.session_id) <= 256 ? undefined : "invalid session control parameters");
     case "session/compact":
-      return unknownKeys(params, ["parent_request_id", "resource_owner", "custom_instructions"]) ?? (isObj(params.resource_owner) ? undefined : "session/compact requires resource_owner");
+      return unknownKeys(params, ["parent_request_id", "resource_owner", "custom_instructions"]) ?? (isObject(params.resource_owner) ? undefined : "session/compact requires resource_owner");
     case "resource/register":
       return unknownKeys(params, ["parent_request_id", "type"]) ?? (typeof params.type === "string" && /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/.test(params.type) ? undefined : "resource/register type must be a nominal type name");
     case "resource/release": {
       const ref = params.resource;
-      return unknownKeys(params, ["parent_request_id", "resource"]) ?? (isObj(ref) && Object.keys(ref).length === 2 && typeof ref.$resource === "string" && typeof ref.type === "string" ? undefined : "resource/release resource must be a ResourceRef");
+      return unknownKeys(params, ["parent_request_id", "resource"]) ?? (isObject(ref) && Object.keys(ref).length === 2 && typeof ref.$resource === "string" && typeof ref.type === "string" ? undefined : "resource/release resource must be a ResourceRef");
     }
     case "tools/unregister":
       if ("parent_request_id" in params) return "tools/unregister must not carry parent_request_id";

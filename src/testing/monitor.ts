@@ -1,17 +1,15 @@
 /** The stateful rules octet applies to what the extension sends (spec §1.9, §4, §7); records `violations`. */
 
+import type { JsonRecord } from "../check.ts";
 import { ErrorCode } from "../errors.ts";
 import { readId, wireId, type RequestId } from "../wire/ids.ts";
 import { readUnsigned64 } from "../wire/json.ts";
-import { MAX_CHILD_WORKER_REQUESTS, MAX_EXTENSION_REQUEST_IDS, MAX_OUTSTANDING_EXTENSION_REQUESTS } from "../wire/limits.ts";
+import { MAX_CHILD_WORKER_REQUESTS, MAX_EXTENSION_REQUEST_IDS, MAX_OUTSTANDING_EXTENSION_REQUESTS, negotiatesFeatures } from "../protocol.ts";
 import type { ActiveRequest } from "./host-connection.ts";
 import { checkNotification, checkRequest, FATAL_CHILD_OVERFLOW, holdsChildWorker } from "./host-rules.ts";
 import { checkProgressParams, checkServiceRequest, OPERATION_SCOPED } from "./host-services.ts";
 import type { HostManifest } from "./manifest.ts";
 import { snapshotViolation } from "./snapshot-rules.ts";
-import { negotiatesFeatures } from "../protocol.ts";
-
-type Obj = Record<string, unknown>;
 
 /** What the monitor reads of the host. */
 export interface MonitoredHost {
@@ -56,7 +54,7 @@ export class HostMonitor {
   }
 
   /** Check an extension request and note it as outstanding. */
-  request(frame: Obj): RequestVerdict {
+  request(frame: JsonRecord): RequestVerdict {
     const fatal = (violation: string): RequestVerdict => ({ kind: "fatal", violation });
     const id = readId(frame);
     const method = String(frame.method);
@@ -79,7 +77,7 @@ export class HostMonitor {
     const features = this.host.features();
     const violation = checkRequest(method, frame.params, this.manifest, features) ?? checkServiceRequest(method, frame.params, features);
     if (violation) return fatal(violation);
-    const params = (frame.params ?? {}) as Obj;
+    const params = (frame.params ?? {}) as JsonRecord;
     if (method === "session/compact") {
       // The reverse of the other services: octet refuses it while its parent is live.
       const parentId = readUnsigned64(params, "parent_request_id");
@@ -116,12 +114,12 @@ export class HostMonitor {
   }
 
   /** Check an extension notification; returns the fatal violation (non-fatal findings go to `diagnostics`). */
-  notification(frame: Obj): string | undefined {
+  notification(frame: JsonRecord): string | undefined {
     const method = String(frame.method);
     const verdict = checkNotification(method, frame.params, this.manifest, this.host.features());
     if (verdict === "ignored") return void this.diagnostics.push(`unknown notification ${method} ignored`);
     if (verdict) return verdict;
-    const params = frame.params as Obj;
+    const params = frame.params as JsonRecord;
     if (method === "$/cancelRequest") {
       const target = readId(params);
       if (target.kind === "valid") this.outstanding.delete(target.id);
@@ -129,7 +127,7 @@ export class HostMonitor {
       const bad = checkProgressParams(params, this.host.features(), this.manifest.api_version);
       if (bad) return bad;
       const request = this.host.active(Number(readUnsigned64(params, "request_id")));
-      if (request && (params.event as Obj).type === "partial_result" && request.method !== "tool/call") return "$/progress partial_result outside a tool call";
+      if (request && (params.event as JsonRecord).type === "partial_result" && request.method !== "tool/call") return "$/progress partial_result outside a tool call";
       const sequence = Number(readUnsigned64(params, "sequence"));
       if (!request) return void this.diagnostics.push(`progress for inactive request ${String(params.request_id)} ignored`);
       if (sequence <= request.progressSequence) return void this.diagnostics.push(`progress sequence ${sequence} not increasing for ${String(params.request_id)} ignored`);
@@ -147,7 +145,7 @@ export class HostMonitor {
     return true;
   }
 
-  private checkPresentation(params: Obj): string | undefined {
+  private checkPresentation(params: JsonRecord): string | undefined {
     if (typeof params !== "object" || params === null) return "presentation/update params must be an object";
     const extra = Object.keys(params).filter((k) => !["parent_request_id", "resource_owner", "snapshot"].includes(k));
     if (extra.length) return `presentation/update has unknown keys ${extra.join(", ")}`;

@@ -3,9 +3,8 @@
  * what the host offered (offer, flags, octet version), each checked by type.
  * Nothing in it selects what runs; any other key is refused.
  */
+import { isObject, type JsonRecord } from "../check.ts";
 import type { TestHostOptions } from "./host-options.ts";
-
-type Obj = Record<string, unknown>;
 
 /** The host-offer facts a recording may carry. */
 export type RecordedOptions = Pick<TestHostOptions, "offer" | "flags" | "octetVersion">;
@@ -23,20 +22,18 @@ const TOP_KEYS = ["format", "extension", "options", "frames"];
 const shown = (key: string) =>
   /^[A-Za-z0-9_.$-]+$/.test(key) ? key : JSON.stringify(key).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
-const isObj = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
-
 /** The recording's checked parts; throws {@link TranscriptError} naming the first bad key. */
 export function checkRecording(path: string, parsed: unknown): { extension: { name: string; api_version: string }; options: RecordedOptions; frames: { from: "host" | "extension"; text: string }[] } {
   const fail = (message: string): never => {
     throw new TranscriptError(`${path}: ${message}`);
   };
-  if (!isObj(parsed) || parsed.format !== "octet-transcript/1") return fail("not an octet-transcript/1 file");
+  if (!isObject(parsed) || parsed.format !== "octet-transcript/1") return fail("not an octet-transcript/1 file");
   onlyKeys(parsed, TOP_KEYS, "", fail);
   const extension = parsed.extension;
-  if (!isObj(extension) || typeof extension.name !== "string" || typeof extension.api_version !== "string") return fail("extension must be {name: string, api_version: string}");
+  if (!isObject(extension) || typeof extension.name !== "string" || typeof extension.api_version !== "string") return fail("extension must be {name: string, api_version: string}");
   if (!Array.isArray(parsed.frames)) return fail("frames must be an array");
   const frames = parsed.frames.map((frame: unknown, i) => {
-    if (!isObj(frame) || (frame.from !== "host" && frame.from !== "extension") || typeof frame.text !== "string" || Object.keys(frame).length !== 2) {
+    if (!isObject(frame) || (frame.from !== "host" && frame.from !== "extension") || typeof frame.text !== "string" || Object.keys(frame).length !== 2) {
       return fail(`frames[${i}] must be {from: "host" | "extension", text: string}`);
     }
     return { from: frame.from as "host" | "extension", text: frame.text as string };
@@ -45,12 +42,12 @@ export function checkRecording(path: string, parsed: unknown): { extension: { na
 }
 
 function recordedOptions(options: unknown, fail: (message: string) => never): RecordedOptions {
-  if (!isObj(options)) return fail("options must be an object");
+  if (!isObject(options)) return fail("options must be an object");
   onlyKeys(options, OPTION_KEYS, "options.", fail);
   const out: RecordedOptions = {};
   if (options.offer !== undefined) out.offer = recordedOffer(options.offer, fail);
   if (options.flags !== undefined) {
-    if (!isObj(options.flags)) return fail("options.flags must be an object");
+    if (!isObject(options.flags)) return fail("options.flags must be an object");
     const flags: Record<string, boolean | string | number> = Object.create(null);
     for (const [name, value] of Object.entries(options.flags)) {
       if (typeof value !== "boolean" && typeof value !== "string" && typeof value !== "number") return fail(`options.flags.${shown(name)} must be a boolean, string or number`);
@@ -66,7 +63,7 @@ function recordedOptions(options: unknown, fail: (message: string) => never): Re
 }
 
 function recordedOffer(offer: unknown, fail: (message: string) => never): NonNullable<RecordedOptions["offer"]> {
-  if (!isObj(offer)) return fail("options.offer must be an object");
+  if (!isObject(offer)) return fail("options.offer must be an object");
   onlyKeys(offer, OFFER_KEYS, "options.offer.", fail);
   const out: NonNullable<RecordedOptions["offer"]> = {};
   for (const key of ["required", "optional"] as const) {
@@ -83,7 +80,7 @@ function recordedOffer(offer: unknown, fail: (message: string) => never): NonNul
   return out;
 }
 
-function onlyKeys(value: Obj, allowed: string[], prefix: string, fail: (message: string) => never): void {
+function onlyKeys(value: JsonRecord, allowed: string[], prefix: string, fail: (message: string) => never): void {
   for (const key of Object.keys(value)) {
     if (!allowed.includes(key)) fail(`${prefix}${shown(key)} is not allowed in a transcript: a recording may set only ${allowed.join(", ")}${prefix === "options." ? " (replay always runs the project's own entry point)" : ""}`);
   }

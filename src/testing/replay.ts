@@ -8,14 +8,13 @@
  * normalising what legitimately varies: the ids of the extension's own
  * requests (renumbered by order) and timing fields.
  */
+import { isObject, type JsonRecord } from "../check.ts";
 import { readFileSync } from "node:fs";
 import type { TestHostOptions } from "./host-options.ts";
 import type { TranscriptEntry } from "./transcript.ts";
 import { writePrivateFile } from "./private-file.ts";
 import { checkRecording, type RecordedOptions, TranscriptError } from "./recording-check.ts";
 import { redactSecrets } from "./secret-redaction.ts";
-
-type Obj = Record<string, unknown>;
 
 /** What `saveTranscript` writes: one JSON object. */
 export interface RecordedSession {
@@ -74,7 +73,7 @@ export function normaliseFrames(entries: readonly { from: string; text: string }
       out.push(entry.text);
       continue;
     }
-    if (isObj(frame) && typeof frame.method === "string" && "id" in frame) frame.id = idOf(frame.id);
+    if (isObject(frame) && typeof frame.method === "string" && "id" in frame) frame.id = idOf(frame.id);
     out.push(JSON.stringify(scrub(frame)));
   }
   return out;
@@ -82,18 +81,16 @@ export function normaliseFrames(entries: readonly { from: string; text: string }
 
 function scrub(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(scrub);
-  if (!isObj(value)) return value;
-  const out: Obj = {};
+  if (!isObject(value)) return value;
+  const out: JsonRecord = {};
   for (const [key, item] of Object.entries(value)) out[key] = TIMING_KEY.test(key) && typeof item === "number" ? "<time>" : scrub(item);
   return out;
 }
 
-const isObj = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
-
 /** The recorded host replies to the extension's requests, by method, in order. */
-export function recordedReplies(frames: RecordedSession["frames"]): Map<string, Obj[]> {
+export function recordedReplies(frames: RecordedSession["frames"]): Map<string, JsonRecord[]> {
   const methodOf = new Map<string, string>();
-  const replies = new Map<string, Obj[]>();
+  const replies = new Map<string, JsonRecord[]>();
   for (const entry of frames) {
     const frame = parse(entry.text);
     if (!frame) continue;
@@ -107,10 +104,10 @@ export function recordedReplies(frames: RecordedSession["frames"]): Map<string, 
   return replies;
 }
 
-export function parse(text: string): Obj | undefined {
+export function parse(text: string): JsonRecord | undefined {
   try {
     const value = JSON.parse(text);
-    return isObj(value) ? value : undefined;
+    return isObject(value) ? value : undefined;
   } catch {
     return undefined;
   }

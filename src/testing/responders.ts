@@ -1,12 +1,11 @@
 /** Answers to the extension's requests: the `Responder` type, its reply markers, and choosing and running one. */
 
+import type { JsonRecord } from "../check.ts";
 import { ErrorCode } from "../errors.ts";
 import { wireId, type RequestId } from "../wire/ids.ts";
 
-type Obj = Record<string, unknown>;
-
 /** Scripted answer to an extension→host request: a result, or `TestHost.errorReply(...)`, or `TestHost.noReply`. */
-export type Responder = (params: Obj, frame: Obj) => unknown;
+export type Responder = (params: JsonRecord, frame: JsonRecord) => unknown;
 
 const ERROR_REPLY = Symbol("errorReply");
 
@@ -19,8 +18,8 @@ export function errorReply(code: number, message: string, data?: unknown): unkno
 }
 
 /** The reply frame for a responder's value: an error for {@link errorReply}, else the value as the result. */
-export function replyFrame(id: RequestId, value: unknown): Obj {
-  const frame: Obj = { jsonrpc: "2.0", id: wireId(id) };
+export function replyFrame(id: RequestId, value: unknown): JsonRecord {
+  const frame: JsonRecord = { jsonrpc: "2.0", id: wireId(id) };
   if (typeof value === "object" && value !== null && ERROR_REPLY in value) {
     const e = value as unknown as { code: number; message: string; data?: unknown };
     frame.error = e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data };
@@ -41,11 +40,11 @@ export class Responders {
   }
 
   /** Run the responder for `frame` after the current task; `reply` gets its value, or an `InternalError` reply if it throws. */
-  serve(frame: Obj, reply: (value: unknown) => void): void {
+  serve(frame: JsonRecord, reply: (value: unknown) => void): void {
     const method = String(frame.method);
     const responder = this.scripted.get(method) ?? this.fallback(method);
     void Promise.resolve()
-      .then(() => responder((frame.params ?? {}) as Obj, frame))
+      .then(() => responder((frame.params ?? {}) as JsonRecord, frame))
       .then(
         (value) => reply(value),
         (error: Error) => reply(errorReply(ErrorCode.InternalError, error.message)),

@@ -4,10 +4,10 @@
  * with its value replaced by {@link SECRET_PLACEHOLDER}, which is then what a
  * replay answers with.
  */
+import { isObject, type JsonRecord } from "../check.ts";
 import { encodeFrame } from "../wire/encode.ts";
 import { parseJson } from "../wire/json.ts";
 
-type Obj = Record<string, unknown>;
 type Frame = { from: "host" | "extension"; text: string };
 
 /** What a recording holds instead of a secret value. */
@@ -38,23 +38,22 @@ export function secretRedactor(): (entry: Frame) => Frame {
     if ("method" in frame || !secretIds.has(id)) return entry;
     secretIds.delete(id);
     const result = frame.result;
-    if (!isObj(result) || typeof result.value !== "string") return entry;
+    if (!isObject(result) || typeof result.value !== "string") return entry;
     return { from: entry.from, text: encodeFrame({ ...frame, result: { ...result, value: SECRET_PLACEHOLDER } }, Number.MAX_SAFE_INTEGER).slice(0, -1) };
   };
 }
 
-function asksForSecret(frame: Obj): boolean {
-  return frame.method === "secret/get" || (frame.method === "input/request" && isObj(frame.params) && frame.params.secret === true);
+function asksForSecret(frame: JsonRecord): boolean {
+  return frame.method === "secret/get" || (frame.method === "input/request" && isObject(frame.params) && frame.params.secret === true);
 }
 
-function parseObject(text: string): Obj | undefined {
+function parseObject(text: string): JsonRecord | undefined {
   try {
     const value = parseJson(text);
-    return isObj(value) ? value : undefined;
+    return isObject(value) ? value : undefined;
   } catch {
     return undefined;
   }
 }
 
 const idKey = (id: unknown) => (typeof id === "bigint" ? id.toString() : JSON.stringify(id));
-const isObj = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);

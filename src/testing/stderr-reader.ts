@@ -1,10 +1,9 @@
 /** An extension's stderr as the host reads it: lines, octet's structured-record rule, parsed records. */
-import { MAX_MESSAGE_BYTES } from "../wire/limits.ts";
+import { isObject, type JsonRecord } from "../check.ts";
+import { MAX_MESSAGE_BYTES } from "../protocol.ts";
 import { type LinePart, StderrLineSplitter } from "./stderr-lines.ts";
 
 export type { LinePart } from "./stderr-lines.ts";
-
-type Obj = Record<string, unknown>;
 
 const LEVELS = ["debug", "info", "warning", "error"];
 
@@ -32,18 +31,16 @@ export function checkStderrLine(line: string): string | undefined {
   } catch {
     record = undefined;
   }
-  const r = record as Obj | undefined;
-  const ok = r !== undefined && typeof r === "object" && r !== null && !Array.isArray(r)
-    && LEVELS.includes(r.level as string) && typeof r.message === "string";
+  const ok = isObject(record) && LEVELS.includes(record.level as string) && typeof record.message === "string";
   return ok ? undefined : `unstructured stderr line: ${line.slice(0, 200)}`;
 }
 
 /** The lines that parse as JSON. */
-export function parseLogs(lines: readonly string[]): Obj[] {
-  const out: Obj[] = [];
+export function parseLogs(lines: readonly string[]): JsonRecord[] {
+  const out: JsonRecord[] = [];
   for (const line of lines) {
     try {
-      out.push(JSON.parse(line) as Obj);
+      out.push(JSON.parse(line) as JsonRecord);
     } catch {
       /* reported as a violation when strict */
     }

@@ -1,9 +1,8 @@
 /** octet's checks on one stdout line before it is routed: UTF-8, JSON, an object, `"jsonrpc":"2.0"`. */
 
+import type { JsonRecord } from "../check.ts";
 import { parseJson } from "../wire/json.ts";
 import type { TranscriptEntry } from "./transcript.ts";
-
-type Obj = Record<string, unknown>;
 
 /**
  * A stdout line (without LF and CR) read as octet does: `entry` is what the transcript records
@@ -27,8 +26,8 @@ export function decodeStdoutLine(bytes: Uint8Array): { entry?: TranscriptEntry; 
   if (/\\u[dD][89a-fA-F]/.test(text) && !wellFormed(frame)) {
     return { violation: `unpaired UTF-16 surrogate escape on stdout (octet's parser rejects it): ${text.slice(0, 200)}` };
   }
-  const entry: TranscriptEntry = { from: "extension", text, frame: frame as Obj };
-  if ((frame as Obj).jsonrpc !== "2.0") return { entry, violation: `frame without "jsonrpc":"2.0": ${text.slice(0, 200)}` };
+  const entry: TranscriptEntry = { from: "extension", text, frame: frame as JsonRecord };
+  if ((frame as JsonRecord).jsonrpc !== "2.0") return { entry, violation: `frame without "jsonrpc":"2.0": ${text.slice(0, 200)}` };
   return { entry };
 }
 

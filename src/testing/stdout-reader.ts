@@ -1,4 +1,4 @@
-import { MAX_MESSAGE_BYTES } from "../wire/limits.ts";
+import { MAX_MESSAGE_BYTES } from "../protocol.ts";
 import { lineBytes } from "../wire/line-splitter.ts";
 
 /** What {@link HostLineReader} reports. */

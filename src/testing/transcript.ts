@@ -1,6 +1,5 @@
 /** The record of every line both ways, its queries, and waits for extension frames. */
-
-type Obj = Record<string, unknown>;
+import type { JsonRecord } from "../check.ts";
 
 /** One recorded frame. */
 export interface TranscriptEntry {
@@ -8,7 +7,7 @@ export interface TranscriptEntry {
   /** The line as written, without LF. */
   text: string;
   /** Parsed frame (undefined for lines that were not JSON). */
-  frame?: Obj;
+  frame?: JsonRecord;
 }
 
 interface FrameWaiter {
@@ -54,7 +53,7 @@ export class Transcript {
   }
 
   /** An extension frame matching `predicate`, already recorded or still to come. */
-  waitForFrame(predicate: (frame: Obj) => boolean, timeoutMs: number): Promise<Obj> {
+  waitForFrame(predicate: (frame: JsonRecord) => boolean, timeoutMs: number): Promise<JsonRecord> {
     try {
       const seen = this.entries.find((e) => e.from === "extension" && e.frame && predicate(e.frame));
       if (seen) return Promise.resolve(seen.frame!);
@@ -82,18 +81,18 @@ export class Transcript {
   }
 
   /** The reply with this id (of any JSON type, big integers included). */
-  waitForReply(id: unknown, timeoutMs: number): Promise<Obj> {
+  waitForReply(id: unknown, timeoutMs: number): Promise<JsonRecord> {
     const key = idKey(id);
     return this.waitForFrame((f) => !("method" in f) && idKey(f.id) === key, timeoutMs);
   }
 
   /** Frames the extension wrote, parsed. */
-  extensionFrames(): Obj[] {
+  extensionFrames(): JsonRecord[] {
     return this.entries.filter((e) => e.from === "extension" && e.frame).map((e) => e.frame!);
   }
 
   /** Notifications the extension sent, optionally of one method. */
-  notifications(method?: string): Obj[] {
+  notifications(method?: string): JsonRecord[] {
     return this.extensionFrames().filter((f) => "method" in f && !("id" in f) && (method === undefined || f.method === method));
   }
 }

@@ -1,3 +1,4 @@
+import type { JsonRecord } from "../../check.ts";
 import { flagValues } from "../host-params.ts";
 import type { HostManifest } from "../manifest.ts";
 import type { TestHostOptions } from "../host-options.ts";
@@ -5,8 +6,6 @@ import type { HostReadEvent } from "../stdout-reader.ts";
 import type { TranscriptEntry } from "../transcript.ts";
 import { checkCanonicalFrame } from "./canonical-check.ts";
 import { REQUIRED_CAPABILITIES_03, REQUIRED_METHODS_03, responseViolation, selectionViolation } from "./rules.ts";
-
-type Obj = Record<string, unknown>;
 
 /** The largest frame API 0.3 allows, LF excluded: the bound before the initialize reply. */
 export const MAX_FRAME_BYTES_03 = 1_048_576;
@@ -16,7 +15,7 @@ export const MAX_FRAME_BYTES_03 = 1_048_576;
  * the fixed required sets, the five optional capabilities and twelve methods a
  * host without session or bus services offers, limits 1 MiB / 4 / 256.
  */
-export function defaultContractOffer(): Obj {
+export function defaultContractOffer(): JsonRecord {
   return {
     encoding: "octet-canonical-json-v1",
     limits: { max_concurrent_requests: 4, max_frame_bytes: MAX_FRAME_BYTES_03, max_tools: 256 },
@@ -51,17 +50,17 @@ export class CanonicalHostSession {
   /** The frame bound stdout is read with. */
   bound = MAX_FRAME_BYTES_03;
   /** The contract the extension selected, once its initialize reply passed the rules. */
-  selected: { capabilities: ReadonlySet<string>; methods: ReadonlySet<string>; limits: Obj } | undefined;
+  selected: { capabilities: ReadonlySet<string>; methods: ReadonlySet<string>; limits: JsonRecord } | undefined;
   /** The methods of the initialize reply as read (set before the reply's checks run, so frames right after it are judged by them). */
   selectedMethods: ReadonlySet<string> = new Set();
-  private initialize: { id: number; params: Obj } | undefined;
+  private initialize: { id: number; params: JsonRecord } | undefined;
   private readonly extensionIds = new Set<string | number>();
   private readonly outstanding = new Set<string | number>();
 
   constructor(private readonly manifest: HostManifest) {}
 
   /** Initialize params as octet builds them for 0.3 (keys as in octet's fixture, plus `manifest_path`). */
-  initializeParams(workspace: string, options: Pick<TestHostOptions, "octetVersion" | "flags">): Obj {
+  initializeParams(workspace: string, options: Pick<TestHostOptions, "octetVersion" | "flags">): JsonRecord {
     const m = this.manifest;
     return {
       api_version: "0.3",
@@ -77,9 +76,9 @@ export class CanonicalHostSession {
   }
 
   /** The initialize request about to go out with `id`: its reply switches the bound. */
-  expectInitialize(id: number, params: Obj): void {
+  expectInitialize(id: number, params: JsonRecord): void {
     this.initialize = { id, params };
-    const offered = ((params.contract as Obj | undefined)?.limits as Obj | undefined)?.max_frame_bytes;
+    const offered = ((params.contract as JsonRecord | undefined)?.limits as JsonRecord | undefined)?.max_frame_bytes;
     if (Number.isSafeInteger(offered) && (offered as number) > 0) this.bound = Math.min(offered as number, MAX_FRAME_BYTES_03);
   }
 
@@ -92,21 +91,21 @@ export class CanonicalHostSession {
     if ("violation" in checked) return { entry: { from: "extension", text }, violation: `stdout ${checked.violation}: ${text.slice(0, 200)}` };
     const frame = checked.value;
     if (frame === null || typeof frame !== "object" || Array.isArray(frame)) return { entry: { from: "extension", text }, violation: `stdout frame is not an object: ${text.slice(0, 200)}` };
-    const entry: TranscriptEntry = { from: "extension", text, frame: frame as Obj };
+    const entry: TranscriptEntry = { from: "extension", text, frame: frame as JsonRecord };
     if (!("method" in frame)) {
-      const violation = responseViolation(frame as Obj);
+      const violation = responseViolation(frame as JsonRecord);
       if (violation) return { entry, violation };
-      this.switchBound(frame as Obj);
+      this.switchBound(frame as JsonRecord);
     }
     return { entry };
   }
 
   /** Check the initialize result (octet would end the process otherwise); records the selection. */
-  checkInitialize(result: unknown, params: Obj): string | undefined {
+  checkInitialize(result: unknown, params: JsonRecord): string | undefined {
     const violation = selectionViolation(result, params, this.manifest);
     if (violation) return violation;
-    const contract = (result as Obj).contract as Obj;
-    this.selected = { capabilities: new Set(contract.capabilities as string[]), methods: new Set(contract.methods as string[]), limits: contract.limits as Obj };
+    const contract = (result as JsonRecord).contract as JsonRecord;
+    this.selected = { capabilities: new Set(contract.capabilities as string[]), methods: new Set(contract.methods as string[]), limits: contract.limits as JsonRecord };
     return undefined;
   }
 
@@ -124,12 +123,12 @@ export class CanonicalHostSession {
   }
 
   /** The selected bound replaces the offered one right after the initialize reply is read (before the next frame). */
-  private switchBound(frame: Obj): void {
+  private switchBound(frame: JsonRecord): void {
     if (!this.initialize || frame.id !== this.initialize.id || !("result" in frame)) return;
-    const contract = (frame.result as Obj | null)?.contract as Obj | undefined;
+    const contract = (frame.result as JsonRecord | null)?.contract as JsonRecord | undefined;
     if (Array.isArray(contract?.methods)) this.selectedMethods = new Set(contract.methods as string[]);
-    const limits = contract?.limits as Obj | undefined;
-    const offered = ((this.initialize.params.contract as Obj).limits as Obj).max_frame_bytes as number;
+    const limits = contract?.limits as JsonRecord | undefined;
+    const offered = ((this.initialize.params.contract as JsonRecord).limits as JsonRecord).max_frame_bytes as number;
     const selected = limits?.max_frame_bytes;
     this.bound = Number.isSafeInteger(selected) && (selected as number) > 0 && (selected as number) <= offered ? (selected as number) : offered;
     this.initialize = undefined;

@@ -3,9 +3,8 @@
  * §2.3, octet `negotiation.rs`, `api_v03.mjs`). The facts are restated here
  * rather than imported from the runtime, so that a runtime mistake is caught.
  */
+import { isObject, type JsonRecord } from "../../check.ts";
 import type { HostManifest } from "../manifest.ts";
-
-type Obj = Record<string, unknown>;
 
 /** The error table: code → the only message it may carry. */
 const ERROR_TABLE: Readonly<Record<number, string>> = {
@@ -74,12 +73,11 @@ const EXTENSION_REQUESTS = new Set([
 const EXTENSION_NOTIFICATIONS = new Set(["$/cancelRequest", "provider/event", "providers/complete"]);
 const PROVIDER_CAPABILITIES = new Set(["provider_auth", "provider_catalog", "provider_stream"]);
 
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
-const extra = (o: Obj, allowed: string[]) => Object.keys(o).filter((k) => !allowed.includes(k));
+const extra = (o: JsonRecord, allowed: string[]) => Object.keys(o).filter((k) => !allowed.includes(k));
 const bytes = (s: string) => Buffer.byteLength(s);
 
 /** A response frame from the extension: closed, one of result/error, an error pair of the table. */
-export function responseViolation(frame: Obj): string | undefined {
+export function responseViolation(frame: JsonRecord): string | undefined {
   if (frame.jsonrpc !== "2.0") return 'response without "jsonrpc":"2.0"';
   const isError = "error" in frame;
   const unknown = extra(frame, isError ? ["error", "id", "jsonrpc"] : ["id", "jsonrpc", "result"]);
@@ -87,7 +85,7 @@ export function responseViolation(frame: Obj): string | undefined {
   if (!isError && (!("result" in frame) || frame.result === null)) return "response has neither a non-null result nor an error";
   if (!isError) return undefined;
   const error = frame.error;
-  if (!isObj(error)) return "error must be an object";
+  if (!isObject(error)) return "error must be an object";
   const more = extra(error, ["code", "data", "message"]);
   if (more.length > 0) return `error object has unknown member(s) ${more.join(", ")}`;
   const message = ERROR_TABLE[error.code as number];
@@ -97,7 +95,7 @@ export function responseViolation(frame: Obj): string | undefined {
 }
 
 /** A request or notification from the extension: a selected extension→host method, closed envelope. */
-export function extensionMessageViolation(frame: Obj, methods: ReadonlySet<string>): { fatal?: string; refuse?: string } {
+export function extensionMessageViolation(frame: JsonRecord, methods: ReadonlySet<string>): { fatal?: string; refuse?: string } {
   const method = String(frame.method);
   const request = "id" in frame;
   const unknown = extra(frame, request ? ["id", "jsonrpc", "method", "params"] : ["jsonrpc", "method", "params"]);
@@ -114,15 +112,15 @@ export function extensionMessageViolation(frame: Obj, methods: ReadonlySet<strin
  * The initialize result against what the host offered (octet `negotiate`,
  * `validateSelection`, `negotiate_api_v03_contributions`).
  */
-export function selectionViolation(result: unknown, params: Obj, manifest: HostManifest): string | undefined {
-  if (!isObj(result)) return "initialize result must be an object";
+export function selectionViolation(result: unknown, params: JsonRecord, manifest: HostManifest): string | undefined {
+  if (!isObject(result)) return "initialize result must be an object";
   const top = extra(result, ["api_version", "contract", "tools"]);
   if (top.length > 0) return `initialize result has member(s) API 0.3 does not define: ${top.join(", ")}`;
   if (result.api_version !== "0.3") return `initialize result api_version must be "0.3", not ${JSON.stringify(result.api_version)}`;
-  const offer = params.contract as Obj;
-  const offered = offer.limits as Obj;
+  const offer = params.contract as JsonRecord;
+  const offered = offer.limits as JsonRecord;
   const contract = result.contract;
-  if (!isObj(contract)) return "initialize result needs a contract";
+  if (!isObject(contract)) return "initialize result needs a contract";
   const members = extra(contract, ["capabilities", "encoding", "limits", "methods", "schema"]);
   if (members.length > 0 || Object.keys(contract).length !== 5) return "contract must be exactly {capabilities, encoding, limits, methods, schema}";
   if (contract.schema !== "octet.extension.api/0.3") return `contract.schema must be "octet.extension.api/0.3"`;
@@ -151,7 +149,7 @@ export function selectionViolation(result: unknown, params: Obj, manifest: HostM
   }
   if (capabilities.has("provider_auth") && !capabilities.has("provider_catalog")) return "provider_auth needs provider_catalog";
   const limits = contract.limits;
-  if (!isObj(limits) || extra(limits, ["max_concurrent_requests", "max_frame_bytes", "max_tools"]).length > 0 || Object.keys(limits).length !== 3) {
+  if (!isObject(limits) || extra(limits, ["max_concurrent_requests", "max_frame_bytes", "max_tools"]).length > 0 || Object.keys(limits).length !== 3) {
     return "contract.limits must be exactly {max_concurrent_requests, max_frame_bytes, max_tools}";
   }
   for (const key of ["max_concurrent_requests", "max_frame_bytes", "max_tools"]) {
@@ -166,7 +164,7 @@ export function selectionViolation(result: unknown, params: Obj, manifest: HostM
   for (const tool of tools) {
     const problem = toolDefinitionViolation(tool);
     if (problem) return problem;
-    const name = (tool as Obj).name as string;
+    const name = (tool as JsonRecord).name as string;
     if (names.has(name)) return `tool ${name} is listed twice`;
     names.add(name);
   }
@@ -183,26 +181,26 @@ function nameList(value: unknown, key: string): Set<string> | string {
 }
 
 function toolDefinitionViolation(tool: unknown): string | undefined {
-  if (!isObj(tool)) return "a tool definition must be an object";
+  if (!isObject(tool)) return "a tool definition must be an object";
   const unknown = extra(tool, ["description", "name", "output_schema", "parameters"]);
   if (unknown.length > 0) return `tool ${String(tool.name)} has member(s) API 0.3 does not define: ${unknown.join(", ")}`;
   if (typeof tool.name !== "string" || tool.name === "" || bytes(tool.name) > 128) return "a tool name must be a string of 1..128 bytes";
   if (typeof tool.description !== "string" || bytes(tool.description) > 4096) return `tool ${tool.name}: description must be a string of at most 4,096 bytes`;
-  if (!isObj(tool.parameters)) return `tool ${tool.name}: parameters must be an object`;
-  if ("output_schema" in tool && !isObj(tool.output_schema)) return `tool ${tool.name}: output_schema is optional but never null`;
+  if (!isObject(tool.parameters)) return `tool ${tool.name}: parameters must be an object`;
+  if ("output_schema" in tool && !isObject(tool.output_schema)) return `tool ${tool.name}: output_schema is optional but never null`;
   return undefined;
 }
 
 /** A `tool/call` result: `{content, is_error, metadata, structured_content?}`, text parts only. */
 export function toolResultViolation(result: unknown): string | undefined {
-  if (!isObj(result)) return "tool/call result must be an object";
+  if (!isObject(result)) return "tool/call result must be an object";
   const unknown = extra(result, ["content", "is_error", "metadata", "structured_content"]);
   if (unknown.length > 0) return `tool/call result has member(s) API 0.3 does not define: ${unknown.join(", ")}`;
   if (!("metadata" in result)) return "tool/call result needs metadata (required, nullable)";
   if (typeof result.is_error !== "boolean") return "tool/call result is_error must be a boolean";
   if (!Array.isArray(result.content) || result.content.length > 256) return "tool/call result content must be an array of at most 256 parts";
   for (const part of result.content) {
-    if (!isObj(part)) return "a content part must be an object";
+    if (!isObject(part)) return "a content part must be an object";
     if (part.type !== "text") return `content part type ${JSON.stringify(part.type)} is not foundation on API 0.3 (text only)`;
     if (extra(part, ["text", "type"]).length > 0 || typeof part.text !== "string") return "a text part is exactly {text, type}";
   }
@@ -211,7 +209,7 @@ export function toolResultViolation(result: unknown): string | undefined {
 
 /** A `hook/run` result: `{disposition: {kind, reason?}}`, deny/defer with a reason of 1..4,096 bytes. */
 export function hookResultViolation(result: unknown): string | undefined {
-  if (!isObj(result) || extra(result, ["disposition"]).length > 0 || !isObj(result.disposition)) return "hook/run result must be exactly {disposition}";
+  if (!isObject(result) || extra(result, ["disposition"]).length > 0 || !isObject(result.disposition)) return "hook/run result must be exactly {disposition}";
   const d = result.disposition;
   if (extra(d, ["kind", "reason"]).length > 0) return "a disposition is {kind, reason?}";
   if (!["continue", "deny", "defer"].includes(d.kind as string)) return `disposition kind ${JSON.stringify(d.kind)} is not continue, deny or defer`;
