@@ -85,6 +85,10 @@ const PART_KEYS: Record<string, Set<string>> = {
 
 /** API 0.2 and 0.4 tool result (spec §3.2, §8.6); `api` is the negotiated version, named in refusals. */
 export function toolResult02(value: unknown, opts: { api: ApiVersion; outputSchema: JsonObject | undefined; artifacts: boolean; bulk?: boolean }): JsonObject {
+  if (opts.outputSchema === undefined) {
+    const plain = plainTextResult(value);
+    if (plain !== undefined) return plain;
+  }
   let result: JsonObject;
   if (!isObject(value)) {
     const text = value === null || value === undefined ? undefined : pyStr(value);
@@ -158,6 +162,18 @@ export function toolResult02(value: unknown, opts: { api: ApiVersion; outputSche
   const bound = checkResultBounds({ structured_content: out.structured_content, metadata: defaulted ? undefined : metadata });
   if (bound) throw internal(bound);
   return out;
+}
+
+/**
+ * The common result shapes, a string or `{content: string}` (with a boolean
+ * `is_error` or without), made without the general walk; undefined for
+ * anything else. The same object as the walk makes of them.
+ */
+function plainTextResult(value: unknown): JsonObject | undefined {
+  if (typeof value === "string") return { content: [{ type: "text", text: value }], is_error: false, metadata: {} };
+  if (!isObject(value) || typeof value.content !== "string") return undefined;
+  for (const key in value) if (key !== "content" && (key !== "is_error" || typeof value.is_error !== "boolean")) return undefined;
+  return { content: [{ type: "text", text: value.content }], is_error: value.is_error === true, metadata: {} };
 }
 
 /** Command result (spec §8.4). */
