@@ -1,5 +1,5 @@
 /**
- * octet-extension: write octet extensions (legacy wire, API 0.1 and 0.2) in TypeScript on Bun.
+ * octet-extension: write octet extensions (API 0.1, 0.2, 0.3 and 0.4) in TypeScript on Bun.
  *
  * @example
  * import { Extension } from "octet-extension";
@@ -13,7 +13,8 @@ import { routeConsoleWhenHosted, writeStderrLine } from "./wire/stdio.ts";
 // Runs at import: under an octet host, console output is structured from here on (spec §1.3).
 routeConsoleWhenHosted(new Logger(writeStderrLine));
 
-export { Extension, type ExtensionOptions, type RunOptions, type ToolOptions, type DynamicToolDefinition, type FlagValue } from "./runtime/extension.ts";
+export { Extension, type ExtensionOptions, type RunOptions, type ToolOptions, type DynamicToolDefinition, type FlagValue, type Host } from "./runtime/extension.ts";
+export type { ProgressOptions } from "./runtime/host-handle.ts";
 export type { ArgumentIssue, ArgumentValidator } from "./runtime/arguments.ts";
 export type { ToolRegistration } from "./runtime/registry.ts";
 export { textContent, imageContent, audioContent, toolResult, persistenceMetadata, postMutationRescan, providerRetryDelay } from "./runtime/content.ts";
@@ -21,6 +22,7 @@ export type { ProgressEvent } from "./runtime/progress.ts";
 export type { ArtifactSource, PolicyIntent, PolicyDecision } from "./runtime/services.ts";
 export type { SpawnAgentOptions, ModelSelection } from "./runtime/agents.ts";
 export type { CatalogUpdate } from "./runtime/catalog.ts";
+export type { CompactionResult } from "./runtime/session-services.ts";
 export type { PresentationSnapshot } from "./runtime/presentation/types.ts";
 export { MENU_STATES, type Menu, type MenuItem } from "./runtime/menu.ts";
 export { BLOB_SCHEMA, type BlobRef, isBlobRef } from "./runtime/bulk.ts";

@@ -165,7 +165,7 @@ export class Connection implements Endpoint {
     const { writer, maxMessageBytes } = this.options;
     const host = new HostSession(negotiated, { writer, logger, maxMessageBytes, registry, supportedFeatures, live: this.requests });
     this.hostSession = host;
-    this.requests.open({ registry, negotiated, logger, catalog: host.catalog });
+    this.requests.open({ registry, negotiated, logger, catalog: host.catalog, host });
     this.state = "ready";
     this.scheduler.setConcurrency(negotiated.concurrency);
   }
@@ -230,7 +230,7 @@ export class Connection implements Endpoint {
   /** Run `onShutdown` for at most `boundMs`; one still running then is cancelled, logged and left behind. */
   private async runShutdownHandler(handler: NonNullable<Registry["shutdownHandler"]>, id: RequestId, params: JsonObject, boundMs: number): Promise<Outcome> {
     const scope = { id, method: "shutdown", token: new CancellationToken() };
-    const ctx = new RequestContext(scope, {}, this.hostSession?.negotiated.params);
+    const ctx = new RequestContext(scope, {}, this.hostSession!);
     const run = async () => {
       if (this.gate.pending) await this.gate.pending;
       await runInScope(scope, () => handler(params, ctx));

@@ -4,12 +4,22 @@ import { type Feature, WIRE_ERRORS } from "../protocol.ts";
 import { Logger } from "../log.ts";
 import type { RequestId } from "../wire/ids.ts";
 import { installErrorLogging, routeConsoleWhenHosted, writeStderrLine } from "../wire/stdio.ts";
+import type { ArgumentValidator } from "./arguments.ts";
+import type { SpawnAgentOptions } from "./agents.ts";
+import type { DynamicToolDefinition } from "./catalog-changes.ts";
 import { Connection } from "./connection.ts";
+import type { FlagValue } from "./flags.ts";
+import { type Host, hostHandle, type ProgressOptions } from "./host-handle.ts";
 import type { HostAccess, HostSession } from "./host-session.ts";
 import { type ExtensionOptions, type ResolvedOptions, resolveApiVersion, resolveOptions } from "./options.ts";
+import type { PresentationSnapshot } from "./presentation/types.ts";
+import type { ProgressEvent } from "./progress.ts";
 import { Registry, type ToolRegistration } from "./registry.ts";
-import { type RunOptions, serve } from "./serve.ts";
+import { makeResourceType, type ResourceType } from "./resources.ts";
 import { currentScope } from "./scope.ts";
+import { type RunOptions, serve } from "./serve.ts";
+import type { ArtifactSource, PolicyIntent } from "./services.ts";
+import { typedToolHandler } from "./typed-tool.ts";
 import type {
   ApiVersion,
   CommandHandler,
@@ -31,22 +41,6 @@ import type {
   Surface,
   ToolHandler,
 } from "./types.ts";
-import type { ArgumentValidator } from "./arguments.ts";
-import * as agents from "./agents.ts";
-import type { CatalogUpdate } from "./catalog.ts";
-import * as catalogChanges from "./catalog-changes.ts";
-import type { DynamicToolDefinition } from "./catalog-changes.ts";
-import * as contributions from "./contributions.ts";
-import type { ProgressEvent } from "./progress.ts";
-import * as services from "./services.ts";
-import * as sessionServices from "./session-services.ts";
-import * as bulk from "./bulk.ts";
-import type { BlobRef } from "./bulk.ts";
-import { makeResourceType, type ResourceRef, type ResourceType } from "./resources.ts";
-import * as resourceCalls from "./resource-calls.ts";
-import type { PresentationSnapshot } from "./presentation.ts";
-import { publishPresentation } from "./presentation-publisher.ts";
-import type { FlagValue } from "./flags.ts";
 import { CanonicalExtension, speaksCanonicalApi } from "./v03/canonical-extension.ts";
 import { apiRefusal } from "./v03/refusals.ts";
 import type { SessionHookHandler, SessionHookName } from "./v03/types.ts";
@@ -55,9 +49,7 @@ export type { RunOptions } from "./serve.ts";
 export type { ExtensionOptions } from "./options.ts";
 export type { DynamicToolDefinition } from "./catalog-changes.ts";
 export type { FlagValue } from "./flags.ts";
-
-/** Longest text part a typed tool's projection may produce. */
-const TEXT_PROJECTION_BYTES = 64 * 1024;
+export type { Host } from "./host-handle.ts";
 
 const NO_FLAGS: Readonly<Record<string, FlagValue>> = Object.freeze(Object.create(null));
 
@@ -68,14 +60,17 @@ export interface ToolOptions {
 }
 
 /**
- * An octet extension: register contributions, then `run()`.
+ * An octet extension: register contributions, then `run()`. Its host calls
+ * (`ext.user`, `ext.agents`, `ext.tools`, …; the `Host` interface) are made
+ * from the handler that is running; `ctx.host` is the same, bound to its
+ * own request.
  *
  * @example
  * const ext = new Extension();
  * ext.tool({ name: "hello_world", description: "Greet someone" }, (args) => `Hello, ${args.name}!`);
  * await ext.run();
  */
-export class Extension {
+export class Extension implements Host {
   /** Structured stderr logger (one JSON object per line). */
   readonly log: Logger;
   /** `"0.3"` means the canonical wire (docs/api-0.3.md): tools, session hooks and services only. */
@@ -86,8 +81,8 @@ export class Extension {
   private readonly options: ResolvedOptions;
   private connection: Connection | undefined;
   private running = false;
-  /** How every host call reaches the session: ambient caller, `-32600` before initialize. */
-  private readonly services: HostAccess;
+  /** The host calls, made from the ambient request (`currentScope`). */
+  private readonly calls: Host;
 
   constructor(options: ExtensionOptions = {}) {
     this.log = new Logger(options.logOutput ?? writeStderrLine, options.logLevel ?? "info");
@@ -98,7 +93,8 @@ export class Extension {
     this.apiVersion = canonical ? "0.3" : legacy;
     if (options.handleUncaught !== false) installErrorLogging(this.log);
     this.registry = new Registry(legacy);
-    this.services = { api: legacy, registry: this.registry, session: () => this.hostSession(), caller: currentScope };
+    const access: HostAccess = { api: legacy, registry: this.registry, session: () => this.hostSession(), current: () => this.connection?.host, caller: currentScope };
+    this.calls = hostHandle(access);
     this.options = resolveOptions(options);
     this.v03 = canonical ? new CanonicalExtension(this.log, options, this.options) : undefined;
   }
@@ -156,17 +152,7 @@ export class Extension {
     project: (value: Value) => string,
     options: ToolOptions = {},
   ): this {
-    if (!definition || typeof definition.outputSchema !== "object" || definition.outputSchema === null) throw new Error(`typed tool \`${definition?.name}\` needs an outputSchema`);
-    if (typeof handler !== "function" || typeof project !== "function") throw new Error(`typed tool \`${definition.name}\` needs a handler and a text projection`);
-    const typed = async (args: Args, ctx: HandlerContext) => {
-      const value = await handler(args, ctx);
-      const text = project(value);
-      if (typeof text !== "string" || Buffer.byteLength(text) > TEXT_PROJECTION_BYTES) {
-        throw new RpcError(ErrorCode.InternalError, `typed tool \`${definition.name}\`: the text projection must be a string of at most ${TEXT_PROJECTION_BYTES} bytes`);
-      }
-      return { content: text, structured_content: value };
-    };
-    return this.tool(definition, typed as ToolHandler<Args>, options);
+    return this.tool(definition, typedToolHandler(definition, handler, project), options);
   }
 
   /**
@@ -252,44 +238,6 @@ export class Extension {
     return this;
   }
 
-  // ---- API 0.4 session services ------------------------------------------------------
-
-  /**
-   * The user's composer (feature `composer`, API 0.4): read it, replace it,
-   * or insert at the cursor. Called from a handler (or with `parentRequestId`).
-   *
-   * @example
-   * await ext.composer.insert("/deploy staging");
-   */
-  readonly composer = {
-    get: (options: { parentRequestId?: RequestId } = {}) => sessionServices.composer.get(this.services, options),
-    set: (text: string, options: { parentRequestId?: RequestId } = {}) => sessionServices.composer.set(this.services, text, options),
-    insert: (text: string, options: { parentRequestId?: RequestId } = {}) => sessionServices.composer.insert(this.services, text, options),
-  };
-
-  /**
-   * The session (API 0.4, each behind its feature): entries (`session_entries`),
-   * user messages (`message_injection`), the active tool set (`active_tools`),
-   * control (`session_control_v1`) and compaction (`session_compaction_v1`).
-   *
-   * @example
-   * const id = await ext.session.appendEntry("todo", { text: "ship it" });
-   * void ext.session.compact(); // sent after this handler's successful reply
-   */
-  readonly session = {
-    appendEntry: (entryType: string, data: unknown, options: { parentRequestId?: RequestId } = {}) => sessionServices.entries.append(this.services, entryType, data, options),
-    setName: (name: string, options: { parentRequestId?: RequestId } = {}) => sessionServices.entries.setName(this.services, name, options),
-    setLabel: (entryId: string, label: string, options: { parentRequestId?: RequestId } = {}) => sessionServices.entries.setLabel(this.services, entryId, label, options),
-    sendUserMessage: (text: string, options: { parentRequestId?: RequestId } = {}) => sessionServices.sendUserMessage(this.services, text, options),
-    setActiveTools: (names: string[], options: { parentRequestId?: RequestId } = {}) => sessionServices.setActiveTools(this.services, names, options),
-    waitForIdle: (options: { parentRequestId?: RequestId } = {}) => sessionServices.controlSession(this.services, "session/wait_for_idle", undefined, options),
-    create: (options: { parentRequestId?: RequestId } = {}) => sessionServices.controlSession(this.services, "session/create", undefined, options),
-    fork: (options: { parentRequestId?: RequestId } = {}) => sessionServices.controlSession(this.services, "session/fork", undefined, options),
-    switchTo: (sessionId: string, options: { parentRequestId?: RequestId } = {}) => sessionServices.controlSession(this.services, "session/switch", sessionId, options),
-    reload: (options: { parentRequestId?: RequestId } = {}) => sessionServices.controlSession(this.services, "session/reload", undefined, options),
-    compact: (options: { customInstructions?: string } = {}) => sessionServices.compactSession(this.services, options),
-  };
-
   /**
    * Declare a nominal resource type (API 0.4): values of it can be exported
    * as opaque refs that octet tracks (`resource_refs_v1`), and `dispose` runs
@@ -306,33 +254,25 @@ export class Extension {
     return type;
   }
 
-  /**
-   * Resources (API 0.4, `resource_refs_v1`; see `resourceType`). From a tool
-   * handler: `export` registers a value and resolves to its provisional ref
-   * (return it at a declared output path; it becomes active when the call
-   * succeeds, and is retired otherwise); `resolve` gives the value behind an
-   * active ref of a type (undefined for anything else); `release` retires one.
-   */
-  readonly resources = {
-    export: <T>(type: ResourceType<T>, value: T): Promise<ResourceRef> => resourceCalls.exportResource(this.services, type, value),
-    resolve: <T>(ref: unknown, type: ResourceType<T>): T | undefined => resourceCalls.resolveResource(this.services, ref, type),
-    release: (ref: ResourceRef): Promise<{ retired: true; cleanup: string }> => resourceCalls.releaseResource(this.services, ref),
-  };
+  // ---- the host (`Host` in host-handle.ts documents each call) ---------------------
 
-  /**
-   * Bulk objects (feature `bulk_objects_v1`, API 0.4; from a tool handler):
-   * `publish` writes bytes into a host transfer file and resolves to a
-   * `BlobRef` to return in the result (it becomes usable once the call
-   * succeeds); `read` returns a blob's verified bytes (at most `maxBytes`).
-   *
-   * @example
-   * const ref = await ext.bulk.publish(pngBytes, "image/png");
-   * return { content: "rendered", structured_content: { image: ref } };
-   */
-  readonly bulk = {
-    publish: (data: Uint8Array | string, mediaType: string): Promise<BlobRef> => bulk.publish(this.services, data, mediaType),
-    read: (ref: BlobRef, options: { maxBytes: number }): Promise<Uint8Array> => bulk.read(this.services, ref, options),
-  };
+  get user(): Host["user"] { return this.calls.user; }
+  get contribute(): Host["contribute"] { return this.calls.contribute; }
+  /** `$/progress` for the request being handled (needs `request_progress`); outside a handler name it with `requestId`. */
+  progress(messageOrEvent: string | ProgressEvent, options: ProgressOptions = {}): Promise<void> { return this.calls.progress(messageOrEvent, options); }
+  progressDecoration(label: string, detail?: string, options: { requestId?: RequestId } = {}): Promise<void> { return this.calls.progressDecoration(label, detail, options); }
+  get presentation(): Host["presentation"] { return this.calls.presentation; }
+  get artifacts(): Host["artifacts"] { return this.calls.artifacts; }
+  get policy(): Host["policy"] { return this.calls.policy; }
+  get secrets(): Host["secrets"] { return this.calls.secrets; }
+  get agents(): Host["agents"] { return this.calls.agents; }
+  get tools(): Host["tools"] { return this.calls.tools; }
+  get composer(): Host["composer"] { return this.calls.composer; }
+  get session(): Host["session"] { return this.calls.session; }
+  get resources(): Host["resources"] { return this.calls.resources; }
+  get bulk(): Host["bulk"] { return this.calls.bulk; }
+  /** Any extension→host request, as Python's raw `request`: on API 0.2/0.4 the ambient (or explicit) parent is added. */
+  request(method: string, params: JsonObject = {}, options: { parentRequestId?: RequestId; operationScoped?: boolean } = {}): Promise<unknown> { return this.calls.request(method, params, options); }
 
   // ---- state -----------------------------------------------------------------
 
@@ -354,13 +294,13 @@ export class Extension {
     return typeof ws === "string" ? ws : undefined;
   }
 
-  /** Host state (`initialize.host`). */
-  get host(): JsonObject | undefined {
+  /** Host state from `initialize` (`initialize.host`: session id and name, model, active skills). */
+  get hostState(): JsonObject | undefined {
     const host = this.initialization?.host;
     return isObject(host) ? host : undefined;
   }
 
-  /** API 0.2 features agreed in `initialize` (empty on 0.1). */
+  /** Features agreed in `initialize` on API 0.2 and 0.4 (empty on 0.1). */
   get negotiatedFeatures(): ReadonlySet<Feature> {
     return this.connection?.host?.negotiated.features ?? new Set();
   }
@@ -382,186 +322,6 @@ export class Extension {
   get negotiatedConcurrency(): number {
     if (this.v03) return this.v03.concurrency ?? 1;
     return this.connection?.host?.negotiated.concurrency ?? 1;
-  }
-
-  // ---- extension → host -------------------------------------------------------
-
-  /**
-   * Show a notification to the user. Needs `contributes.notifications = true`.
-   *
-   * @example
-   * await ext.notify("Index rebuilt", { level: "success", title: "search" });
-   */
-  notify(message: string, options: { level?: NotificationParams["level"]; title?: string } = {}): Promise<void> {
-    return contributions.notify(this.services, message, options);
-  }
-
-  /**
-   * Ask the user to confirm; resolves to the answer (`false` when the frontend cannot ask).
-   * Needs `contributes.confirmations = true`. On API 0.2 it is correlated with the
-   * handler's request, or with `parentRequestId` outside a handler.
-   *
-   * @example
-   * if (!(await ext.confirm("Delete 3 branches?", { destructive: true }))) return "cancelled";
-   */
-  confirm(prompt: string, options: { detail?: string; destructive?: boolean; default?: boolean; parentRequestId?: RequestId } = {}): Promise<boolean> {
-    return services.confirm(this.services, prompt, options);
-  }
-
-  /** Push a context contribution (`context/contribution`); needs `contributes.context = true`. */
-  contributeContext(entry: ContextEntry): Promise<void> {
-    return contributions.contributeContext(this.services, entry);
-  }
-
-  /** Push a status contribution (`status/contribution`) for a surface declared in `contributes.ui`. */
-  contributeStatus(entry: StatusEntry & { surface: Surface; text: string }): Promise<void> {
-    return contributions.contributeStatus(this.services, entry);
-  }
-
-  // ---- API 0.2 services ------------------------------------------------------------
-
-  /**
-   * Report progress of the request being handled (`$/progress`, needs
-   * `request_progress`). Give a status message (with optional `current`,
-   * `total`, `unit`) or a full event; outside a handler name the request with
-   * `requestId`. Sequences start at 1 per request.
-   *
-   * @example
-   * await ext.progress(`Fetched ${i} of ${n}`, { current: i, total: n, unit: "records" });
-   * await ext.progress({ type: "output", stream: "stderr", encoding: "utf8", data: "retrying" });
-   */
-  progress(
-    messageOrEvent: string | ProgressEvent,
-    options: { current?: number | null; total?: number | null; unit?: string | null; requestId?: RequestId } = {},
-  ): Promise<void> {
-    try {
-      // The session checks feature, then parent, then shape, then state (spec §8.11).
-      return this.services.session().progress(messageOrEvent, options, currentScope(), options.requestId);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  /** A `decoration` progress event (octet, needs `progress_decoration`): label 1..256 bytes, detail 1..4096. */
-  progressDecoration(label: string, detail?: string, options: { requestId?: RequestId } = {}): Promise<void> {
-    const event: ProgressEvent = detail === undefined ? { type: "decoration", label } : { type: "decoration", label, detail };
-    return this.progress(event, options);
-  }
-
-  /**
-   * Publish a semantic presentation snapshot (`presentation/update`, API 0.2,
-   * needs `contributes.presentation = true`). Inside a handler it is tied to
-   * that request; a background publisher passes the host-issued
-   * `resourceOwner`; otherwise it is process-scoped. Revisions must increase.
-   *
-   * @example
-   * await ext.publishPresentation({ revision: 1, status: { state: "active", label: "1 worker" }, activities: [], actions: [] });
-   */
-  publishPresentation(snapshot: PresentationSnapshot, options: { resourceOwner?: ResourceOwner } = {}): Promise<void> {
-    return publishPresentation(this.services, snapshot, options);
-  }
-
-  /** Ask the user for ephemeral input (`input/request`, API 0.2); `null` when cancelled or headless. */
-  requestInput(prompt: string, options: { secret?: boolean; parentRequestId?: RequestId } = {}): Promise<string | null> {
-    return services.requestInput(this.services, prompt, options);
-  }
-
-  /**
-   * Publish an image or audio artifact (`artifact/publish`, needs `artifacts`):
-   * inline bytes, or a path relative to `OCTET_EXTENSION_SCRATCH` with its size
-   * and SHA-256. Resolves to the artifact id.
-   *
-   * @example
-   * const id = await ext.publishArtifact("image/png", { data: pngBytes });
-   * return toolResult([textContent("Captured."), imageContent(id, "image/png")]);
-   */
-  publishArtifact(mimeType: string, source: services.ArtifactSource & { parentRequestId?: RequestId }): Promise<string> {
-    return services.publishArtifact(this.services, mimeType, source);
-  }
-
-  /** Submit a policy intent (`policy/evaluate`, needs `policy_intents`); retry `ask` with its token. */
-  evaluatePolicy(intent: services.PolicyIntent, options: { approvalToken?: string; parentRequestId?: RequestId } = {}): Promise<services.PolicyDecision> {
-    return services.evaluatePolicy(this.services, intent, options);
-  }
-
-  /** Resolve a brokered secret named in `[capabilities].secrets` (needs `secrets`). Never log it. */
-  getSecret(name: string, options: { parentRequestId?: RequestId } = {}): Promise<string> {
-    return services.getSecret(this.services, name, options);
-  }
-
-  /** Start a bounded child session (`agent/spawn`, needs `agent_sessions`). */
-  spawnAgent(options: agents.SpawnAgentOptions): Promise<JsonObject> {
-    return agents.spawnAgent(this.services, options);
-  }
-
-  /** Steer a child (`agent/message`). */
-  sendAgentMessage(target: string, message: string, options: { parentRequestId?: RequestId } = {}): Promise<JsonObject> {
-    return agents.sendAgentMessage(this.services, target, message, options);
-  }
-
-  /** Give a child a follow-up turn (`agent/follow_up`). */
-  followUpAgent(target: string, message: string, options: { parentRequestId?: RequestId } = {}): Promise<JsonObject> {
-    return agents.followUpAgent(this.services, target, message, options);
-  }
-
-  /** List owned children (`agent/list`). */
-  listAgents(options: { parentRequestId?: RequestId } = {}): Promise<JsonObject> {
-    return agents.listAgents(this.services, options);
-  }
-
-  /** Wait for children to settle (`agent/wait`, 1..60,000 ms, default 30,000). */
-  waitAgents(options: { timeoutMs?: number; parentRequestId?: RequestId } = {}): Promise<JsonObject> {
-    return agents.waitAgents(this.services, options);
-  }
-
-  /** Interrupt a child (`agent/interrupt`). */
-  interruptAgent(target: string, options: { parentRequestId?: RequestId } = {}): Promise<JsonObject> {
-    return agents.interruptAgent(this.services, target, options);
-  }
-
-  /** Models a child may use (`agent/models`, octet, needs `agent_model_selection_v1`). */
-  listAgentModels(options: { query?: string; limit?: number; parentRequestId?: RequestId } = {}): Promise<JsonObject> {
-    return agents.listAgentModels(this.services, options);
-  }
-
-  /**
-   * Add or replace tools at runtime (`tools/register`, needs `dynamic_tools`).
-   * Transactional: the catalog changes only if the host accepts, and then to
-   * exactly the names it published. Resolves to `{revision, tools}`.
-   *
-   * @example
-   * await ext.registerTools([{ name: "search", description: "Search", parameters: schema, handler: search }]);
-   */
-  registerTools(definitions: DynamicToolDefinition[]): Promise<CatalogUpdate> {
-    return catalogChanges.registerTools(this.services, definitions);
-  }
-
-  /** Register one tool; see {@link Extension.registerTools}. */
-  registerTool(definition: DynamicToolDefinition): Promise<CatalogUpdate> {
-    return this.registerTools([definition]);
-  }
-
-  /** Remove tools (`tools/unregister`, needs `dynamic_tools`); unknown names are harmless. */
-  unregisterTools(names: string[]): Promise<CatalogUpdate> {
-    return catalogChanges.unregisterTools(this.services, names);
-  }
-
-  /** Remove one tool; see {@link Extension.unregisterTools}. */
-  unregisterTool(name: string): Promise<CatalogUpdate> {
-    return this.unregisterTools([name]);
-  }
-
-  /** Last committed tool catalog revision (0 after initialize). */
-  get toolCatalogRevision(): number {
-    return this.connection?.host?.catalog.revision ?? 0;
-  }
-
-  /**
-   * Send any extension→host request. On API 0.2 the ambient (or explicit)
-   * parent is added; `operationScoped` makes a missing parent an error.
-   */
-  request(method: string, params: JsonObject = {}, options: { parentRequestId?: RequestId; operationScoped?: boolean } = {}): Promise<unknown> {
-    return services.hostRequest(this.services, method, params, options);
   }
 
   // ---- running ------------------------------------------------------------------
@@ -603,4 +363,29 @@ export class Extension {
     if (!host) throw new RpcError(ErrorCode.InvalidRequest, WIRE_ERRORS.initializeFirst);
     return host;
   }
+
+  // ---- deprecated flat names: each is one line, calling its grouped name ----------
+
+  /** @deprecated `ext.user.notify()` */ notify(message: string, options?: { level?: NotificationParams["level"]; title?: string }) { return this.user.notify(message, options); }
+  /** @deprecated `ext.user.confirm()` */ confirm(prompt: string, options?: { detail?: string; destructive?: boolean; default?: boolean; parentRequestId?: RequestId }) { return this.user.confirm(prompt, options); }
+  /** @deprecated `ext.user.input()` */ requestInput(prompt: string, options?: { secret?: boolean; parentRequestId?: RequestId }) { return this.user.input(prompt, options); }
+  /** @deprecated `ext.contribute.context()` */ contributeContext(entry: ContextEntry) { return this.contribute.context(entry); }
+  /** @deprecated `ext.contribute.status()` */ contributeStatus(entry: StatusEntry & { surface: Surface; text: string }) { return this.contribute.status(entry); }
+  /** @deprecated `ext.presentation.publish()` */ publishPresentation(snapshot: PresentationSnapshot, options?: { resourceOwner?: ResourceOwner }) { return this.presentation.publish(snapshot, options); }
+  /** @deprecated `ext.artifacts.publish()` */ publishArtifact(mimeType: string, source: ArtifactSource & { parentRequestId?: RequestId }) { return this.artifacts.publish(mimeType, source); }
+  /** @deprecated `ext.policy.evaluate()` */ evaluatePolicy(intent: PolicyIntent, options?: { approvalToken?: string; parentRequestId?: RequestId }) { return this.policy.evaluate(intent, options); }
+  /** @deprecated `ext.secrets.get()` */ getSecret(name: string, options?: { parentRequestId?: RequestId }) { return this.secrets.get(name, options); }
+  /** @deprecated `ext.agents.spawn()` */ spawnAgent(options: SpawnAgentOptions) { return this.agents.spawn(options); }
+  /** @deprecated `ext.agents.message()` */ sendAgentMessage(target: string, message: string, options?: { parentRequestId?: RequestId }) { return this.agents.message(target, message, options); }
+  /** @deprecated `ext.agents.followUp()` */ followUpAgent(target: string, message: string, options?: { parentRequestId?: RequestId }) { return this.agents.followUp(target, message, options); }
+  /** @deprecated `ext.agents.list()` */ listAgents(options?: { parentRequestId?: RequestId }) { return this.agents.list(options); }
+  /** @deprecated `ext.agents.wait()` */ waitAgents(options?: { timeoutMs?: number; parentRequestId?: RequestId }) { return this.agents.wait(options); }
+  /** @deprecated `ext.agents.interrupt()` */ interruptAgent(target: string, options?: { parentRequestId?: RequestId }) { return this.agents.interrupt(target, options); }
+  /** @deprecated `ext.agents.models()` */ listAgentModels(options?: { query?: string; limit?: number; parentRequestId?: RequestId }) { return this.agents.models(options); }
+  /** @deprecated `ext.tools.register()` */ registerTools(definitions: DynamicToolDefinition[]) { return this.tools.register(definitions); }
+  /** @deprecated `ext.tools.register([definition])` */ registerTool(definition: DynamicToolDefinition) { return this.tools.register([definition]); }
+  /** @deprecated `ext.tools.unregister()` */ unregisterTools(names: string[]) { return this.tools.unregister(names); }
+  /** @deprecated `ext.tools.unregister([name])` */ unregisterTool(name: string) { return this.tools.unregister([name]); }
+  /** @deprecated `ext.tools.revision` */ get toolCatalogRevision(): number { return this.tools.revision; }
+  /** @deprecated `ext.hostState` (`host` names the host handle, `ctx.host`) */ get host(): JsonObject | undefined { return this.hostState; }
 }

@@ -165,15 +165,23 @@ export class HostSession {
 
 /**
  * How a service reaches the host: the API version chosen before `run()`, the
- * registrations, the {@link HostSession} once initialize succeeded (`-32600`
- * before), and the request the call is made from (the ambient one for
- * `ext.*`, the handler's own for `ctx.host`).
+ * registrations, the {@link HostSession} once initialize succeeded, and the
+ * request the call is made from (the ambient one for `ext.*`, the handler's
+ * own for `ctx.host`).
  */
 export interface HostAccess {
   readonly api: ApiVersion;
   readonly registry: Registry;
+  /** The session; `-32600` before initialize. */
   session(): HostSession;
+  /** The session, or `undefined` before initialize. */
+  current(): HostSession | undefined;
   caller(): Caller;
+}
+
+/** The access of a handler's own `ctx.host`: `session`, called from `caller`. */
+export function boundAccess(session: HostSession, caller: Caller): HostAccess {
+  return { api: session.api, registry: session.registry, session: () => session, current: () => session, caller: () => caller };
 }
 
 function isU64(id: unknown): id is number | bigint {

@@ -4,6 +4,7 @@ import type { Logger } from "../log.ts";
 import { type ArgumentIssue, invalidArgumentsText } from "./arguments.ts";
 import type { ToolCatalog } from "./catalog.ts";
 import { failureReply, toolFailureResult } from "./failure.ts";
+import type { HostSession } from "./host-session.ts";
 import type { Negotiated } from "./initialize.ts";
 import { menuResult } from "./menu.ts";
 import { unnamed } from "./refusals.ts";
@@ -21,6 +22,8 @@ export interface MethodEnv {
   logger: Logger;
   /** Resolves `tool/call` (dynamic catalogs pin revisions, spec §8.7). */
   catalog: ToolCatalog;
+  /** What `ctx.host` calls through. */
+  host: HostSession;
 }
 
 /**
@@ -211,7 +214,7 @@ export function methodFor(name: string): Method {
 export function dispatch(env: MethodEnv, method: Method, request: RequestScope & { params: unknown }): unknown {
   const params = request.params;
   const context = isObject(params) && isObject(params.context) ? params.context : {};
-  return runInScope(request, method, env, params, new RequestContext(request, context, env.negotiated.params));
+  return runInScope(request, method, env, params, new RequestContext(request, context, env.host));
 }
 
 /** Host request methods the runtime answers through the worker pool. */

@@ -1,15 +1,23 @@
 import type { CancellationToken } from "./cancellation.ts";
 import { scratchDirectory, workspaceOf } from "./handler-paths.ts";
+import { type Host, hostHandle } from "./host-handle.ts";
+import { boundAccess, type HostSession } from "./host-session.ts";
 import type { RequestScope } from "./scope.ts";
 import type { HandlerContext, JsonObject } from "./types.ts";
 
-/** The handler's second argument (`HandlerContext`) for the request `scope`; `signal` is created only when read. */
+/** The handler's second argument (`HandlerContext`) for the request `scope`; `signal` and `host` are made only when read. */
 export class RequestContext implements HandlerContext {
+  private handle: Host | undefined;
+
   constructor(
     private readonly scope: RequestScope,
     readonly context: JsonObject,
-    private readonly initializeParams: JsonObject | undefined,
+    private readonly session: HostSession,
   ) {}
+
+  get host(): Host {
+    return (this.handle ??= hostHandle(boundAccess(this.session, this.scope)));
+  }
 
   get requestId(): RequestScope["id"] {
     return this.scope.id;
@@ -28,7 +36,7 @@ export class RequestContext implements HandlerContext {
   }
 
   get workspace(): string {
-    return workspaceOf(this.context, this.initializeParams);
+    return workspaceOf(this.context, this.session.negotiated.params);
   }
 
   get scratch(): string {

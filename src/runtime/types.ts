@@ -48,6 +48,12 @@ export interface HandlerContext {
   readonly workspace: string;
   /** This process generation's scratch directory (`OCTET_EXTENSION_SCRATCH`); throws outside a host. */
   readonly scratch: string;
+  /**
+   * The host, bound to this request: the calls `ext` has (`ctx.host.user.confirm()`,
+   * `ctx.host.agents.spawn()`, `ctx.host.progress()`, …) with this request as
+   * their parent and cancellation, wherever `ctx` is passed (made on first access).
+   */
+  readonly host: import("./host-handle.ts").Host;
 }
 
 type Awaitable<T> = T | Promise<T>;

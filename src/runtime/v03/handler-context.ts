@@ -1,5 +1,7 @@
 import type { CancellationToken } from "../cancellation.ts";
+import type { Host } from "../host-handle.ts";
 import type { ExecutionContext, HandlerContext } from "../types.ts";
+import { apiRefusal } from "./refusals.ts";
 
 /** The second argument of an API 0.3 handler; `signal` is created only when read. */
 export class CanonicalHandlerContext implements HandlerContext {
@@ -13,6 +15,11 @@ export class CanonicalHandlerContext implements HandlerContext {
 
   get signal(): AbortSignal {
     return this.cancellation.signal;
+  }
+
+  /** The legacy host calls do not exist on the canonical wire: a one-line refusal naming API 0.3. */
+  get host(): Host {
+    throw new Error(apiRefusal("ctx.host"));
   }
 
   /** The workspace root: the request context's, else initialize's, else `OCTET_WORKSPACE`, else the working directory. */
