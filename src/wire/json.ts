@@ -25,9 +25,17 @@ const INTEGER_LEXEME = /^-?(0|[1-9][0-9]*)$/;
  */
 const PRECHECK_MAX_CHARS = 64 * 1024;
 
+/**
+ * {@link mayHoldNonCanonicalNumber} as one native call, for every frame after
+ * the first: the first (the host's initialize) takes the loop, so that no
+ * regular expression is compiled before the initialize reply.
+ */
+export const NON_CANONICAL_NUMBER = /[:,[][ \t\n\r]*(?:-?[0-9]+[.eE]|-?[0-9]{16}|-0\b)/;
+let framesParsed = 0;
+
 /** Parse one frame's text. Throws `SyntaxError` like `JSON.parse`. */
 export function parseJson(text: string): unknown {
-  if (text.length <= PRECHECK_MAX_CHARS && !mayHoldNonCanonicalNumber(text)) return JSON.parse(text);
+  if (text.length <= PRECHECK_MAX_CHARS && !(framesParsed++ === 0 ? mayHoldNonCanonicalNumber(text) : NON_CANONICAL_NUMBER.test(text))) return JSON.parse(text);
   return JSON.parse(text, revive as (key: string, value: unknown) => unknown);
 }
 
@@ -37,9 +45,9 @@ export function parseJson(text: string): unknown {
  * whose JS value loses their source. A hit inside a string only costs the
  * slow path; `"jsonrpc":"2.0"`, which every frame carries, is no hit.
  *
- * Written for start-up as much as for speed (docs/performance.md): not a
- * regular expression (the first one of a process costs ~0.4 ms before the
- * initialize reply), and few enough loop turns and no calls per delimiter, so
+ * Written for start-up (docs/performance.md): not a regular expression (the
+ * first one of a process costs ~0.4 ms before the initialize reply; later
+ * frames use {@link NON_CANONICAL_NUMBER}), and few enough loop turns and no calls per delimiter, so
  * that JSC does not JIT-compile it while reading the initialize frame (its
  * first compilation costs ~2 ms of CPU and ~75 page faults). Native `indexOf`
  * finds the delimiters; only what follows each one is looked at.

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mayHoldNonCanonicalNumber, numberSource, parseJson, readInteger } from "../../src/wire/json.ts";
+import { mayHoldNonCanonicalNumber, NON_CANONICAL_NUMBER, numberSource, parseJson, readInteger } from "../../src/wire/json.ts";
 
 describe("lossless JSON decoding (src/wire/json.ts)", () => {
   test("integers that do not round-trip keep their source; ordinary frames take the fast path unchanged", () => {
@@ -55,6 +55,17 @@ describe("the pre-check that picks the lossless path (mayHoldNonCanonicalNumber)
       for (let i = 0; i < length; i++) text += alphabet[Math.floor(next() * alphabet.length)];
       if (next() < 0.3) text += ":" + "1".repeat(14 + Math.floor(next() * 4));
       expect({ text, hit: mayHoldNonCanonicalNumber(text) }).toEqual({ text, hit: REFERENCE.test(text) });
+    }
+  });
+
+  test("the expression later frames use is the reference, and parsing keeps sources on every frame, not only the first", () => {
+    expect(NON_CANONICAL_NUMBER.source).toBe(REFERENCE.source);
+    for (let n = 0; n < 3; n++) {
+      const value = parseJson('{"jsonrpc":"2.0","id":1.0,"n":18446744073709551615,"m":[-0,2e3]}') as Record<string, unknown>;
+      expect(readInteger(value, "id")).toBeUndefined();
+      expect(numberSource(value, "id")).toBe("1.0");
+      expect(value.n).toBe(18446744073709551615n);
+      expect(numberSource(value.m as object, "1")).toBe("2e3");
     }
   });
 
