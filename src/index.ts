@@ -13,8 +13,12 @@ import { routeConsoleWhenHosted, writeStderrLine } from "./wire/stdio.ts";
 // Runs at import: under an octet host, console output is structured from here on (spec §1.3).
 routeConsoleWhenHosted(new Logger(writeStderrLine));
 
-export { Extension, type ExtensionOptions, type RunOptions, type ToolOptions, type DynamicToolDefinition, type FlagValue, type Host } from "./runtime/extension.ts";
-export type { ProgressOptions } from "./runtime/host-handle.ts";
+export { Extension, type ToolOptions } from "./runtime/extension.ts";
+export type { ExtensionOptions } from "./runtime/options.ts";
+export type { RunOptions } from "./runtime/serve.ts";
+export type { DynamicToolDefinition } from "./runtime/catalog-changes.ts";
+export type { FlagValue } from "./runtime/flags.ts";
+export type { Host, ProgressOptions } from "./runtime/host-handle.ts";
 export type { ArgumentIssue, ArgumentValidator } from "./runtime/arguments.ts";
 export type { ToolRegistration } from "./runtime/registry.ts";
 export { textContent, imageContent, audioContent, toolResult, persistenceMetadata, postMutationRescan, providerRetryDelay } from "./runtime/content.ts";

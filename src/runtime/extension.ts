@@ -5,25 +5,21 @@ import { Logger } from "../log.ts";
 import type { RequestId } from "../wire/ids.ts";
 import { installErrorLogging, routeConsoleWhenHosted, writeStderrLine } from "../wire/stdio.ts";
 import type { ArgumentValidator } from "./arguments.ts";
-import type { SpawnAgentOptions } from "./agents.ts";
-import type { DynamicToolDefinition } from "./catalog-changes.ts";
 import { Connection } from "./connection.ts";
+import { DeprecatedNames } from "./deprecated-names.ts";
 import type { FlagValue } from "./flags.ts";
 import { type Host, hostHandle, type ProgressOptions } from "./host-handle.ts";
 import type { HostAccess, HostSession } from "./host-session.ts";
 import { type ExtensionOptions, type ResolvedOptions, resolveApiVersion, resolveOptions } from "./options.ts";
-import type { PresentationSnapshot } from "./presentation/types.ts";
 import type { ProgressEvent } from "./progress.ts";
 import { Registry, type ToolRegistration } from "./registry.ts";
 import { makeResourceType, type ResourceType } from "./resources.ts";
 import { currentScope } from "./scope.ts";
 import { type RunOptions, serve } from "./serve.ts";
-import type { ArtifactSource, PolicyIntent } from "./services.ts";
 import { typedToolHandler } from "./typed-tool.ts";
 import type {
   ApiVersion,
   CommandHandler,
-  ContextEntry,
   ContextHandler,
   HandlerContext,
   HookHandler,
@@ -31,12 +27,9 @@ import type {
   JsonObject,
   LifecycleHandler,
   MenuHandler,
-  NotificationParams,
   RendererHandler,
-  ResourceOwner,
   ShortcutHandler,
   ShutdownHandler,
-  StatusEntry,
   StatusHandler,
   Surface,
   ToolHandler,
@@ -44,12 +37,6 @@ import type {
 import { CanonicalExtension, speaksCanonicalApi } from "./v03/canonical-extension.ts";
 import { apiRefusal } from "./v03/refusals.ts";
 import type { SessionHookHandler, SessionHookName } from "./v03/types.ts";
-
-export type { RunOptions } from "./serve.ts";
-export type { ExtensionOptions } from "./options.ts";
-export type { DynamicToolDefinition } from "./catalog-changes.ts";
-export type { FlagValue } from "./flags.ts";
-export type { Host } from "./host-handle.ts";
 
 const NO_FLAGS: Readonly<Record<string, FlagValue>> = Object.freeze(Object.create(null));
 
@@ -70,7 +57,7 @@ export interface ToolOptions {
  * ext.tool({ name: "hello_world", description: "Greet someone" }, (args) => `Hello, ${args.name}!`);
  * await ext.run();
  */
-export class Extension implements Host {
+export class Extension extends DeprecatedNames implements Host {
   /** Structured stderr logger (one JSON object per line). */
   readonly log: Logger;
   /** `"0.3"` means the canonical wire (docs/api-0.3.md): tools, session hooks and services only. */
@@ -85,6 +72,7 @@ export class Extension implements Host {
   private readonly calls: Host;
 
   constructor(options: ExtensionOptions = {}) {
+    super();
     this.log = new Logger(options.logOutput ?? writeStderrLine, options.logLevel ?? "info");
     routeConsoleWhenHosted(this.log);
     const canonical = speaksCanonicalApi(options.apiVersion);
@@ -337,21 +325,8 @@ export class Extension implements Host {
     if (this.v03) return this.v03.run(io);
     this.registry.freeze();
     await serve(io, this.log, this.options, ({ writer, handlersReady, stop }) => {
-      const o = this.options;
-      this.connection = new Connection({
-        handlersReady,
-        registry: this.registry,
-        logger: this.log,
-        writer,
-        maxMessageBytes: o.maxMessageBytes,
-        maxPendingRequests: o.maxPendingRequests,
-        maxConcurrentRequests: o.maxConcurrentRequests,
-        supportedFeatures: new Set(o.supportedFeatures),
-        shutdownTimeoutMs: o.shutdownTimeoutMs,
-        cancellationGraceMs: o.cancellationGraceMs,
-        cancelledReplyMs: o.cancelledReplyMs,
-        onStop: stop,
-      });
+      const features = new Set(this.options.supportedFeatures);
+      this.connection = new Connection({ ...this.options, supportedFeatures: features, handlersReady, registry: this.registry, logger: this.log, writer, onStop: stop });
       return this.connection;
     });
   }
@@ -363,29 +338,4 @@ export class Extension implements Host {
     if (!host) throw new RpcError(ErrorCode.InvalidRequest, WIRE_ERRORS.initializeFirst);
     return host;
   }
-
-  // ---- deprecated flat names: each is one line, calling its grouped name ----------
-
-  /** @deprecated `ext.user.notify()` */ notify(message: string, options?: { level?: NotificationParams["level"]; title?: string }) { return this.user.notify(message, options); }
-  /** @deprecated `ext.user.confirm()` */ confirm(prompt: string, options?: { detail?: string; destructive?: boolean; default?: boolean; parentRequestId?: RequestId }) { return this.user.confirm(prompt, options); }
-  /** @deprecated `ext.user.input()` */ requestInput(prompt: string, options?: { secret?: boolean; parentRequestId?: RequestId }) { return this.user.input(prompt, options); }
-  /** @deprecated `ext.contribute.context()` */ contributeContext(entry: ContextEntry) { return this.contribute.context(entry); }
-  /** @deprecated `ext.contribute.status()` */ contributeStatus(entry: StatusEntry & { surface: Surface; text: string }) { return this.contribute.status(entry); }
-  /** @deprecated `ext.presentation.publish()` */ publishPresentation(snapshot: PresentationSnapshot, options?: { resourceOwner?: ResourceOwner }) { return this.presentation.publish(snapshot, options); }
-  /** @deprecated `ext.artifacts.publish()` */ publishArtifact(mimeType: string, source: ArtifactSource & { parentRequestId?: RequestId }) { return this.artifacts.publish(mimeType, source); }
-  /** @deprecated `ext.policy.evaluate()` */ evaluatePolicy(intent: PolicyIntent, options?: { approvalToken?: string; parentRequestId?: RequestId }) { return this.policy.evaluate(intent, options); }
-  /** @deprecated `ext.secrets.get()` */ getSecret(name: string, options?: { parentRequestId?: RequestId }) { return this.secrets.get(name, options); }
-  /** @deprecated `ext.agents.spawn()` */ spawnAgent(options: SpawnAgentOptions) { return this.agents.spawn(options); }
-  /** @deprecated `ext.agents.message()` */ sendAgentMessage(target: string, message: string, options?: { parentRequestId?: RequestId }) { return this.agents.message(target, message, options); }
-  /** @deprecated `ext.agents.followUp()` */ followUpAgent(target: string, message: string, options?: { parentRequestId?: RequestId }) { return this.agents.followUp(target, message, options); }
-  /** @deprecated `ext.agents.list()` */ listAgents(options?: { parentRequestId?: RequestId }) { return this.agents.list(options); }
-  /** @deprecated `ext.agents.wait()` */ waitAgents(options?: { timeoutMs?: number; parentRequestId?: RequestId }) { return this.agents.wait(options); }
-  /** @deprecated `ext.agents.interrupt()` */ interruptAgent(target: string, options?: { parentRequestId?: RequestId }) { return this.agents.interrupt(target, options); }
-  /** @deprecated `ext.agents.models()` */ listAgentModels(options?: { query?: string; limit?: number; parentRequestId?: RequestId }) { return this.agents.models(options); }
-  /** @deprecated `ext.tools.register()` */ registerTools(definitions: DynamicToolDefinition[]) { return this.tools.register(definitions); }
-  /** @deprecated `ext.tools.register([definition])` */ registerTool(definition: DynamicToolDefinition) { return this.tools.register([definition]); }
-  /** @deprecated `ext.tools.unregister()` */ unregisterTools(names: string[]) { return this.tools.unregister(names); }
-  /** @deprecated `ext.tools.unregister([name])` */ unregisterTool(name: string) { return this.tools.unregister([name]); }
-  /** @deprecated `ext.tools.revision` */ get toolCatalogRevision(): number { return this.tools.revision; }
-  /** @deprecated `ext.hostState` (`host` names the host handle, `ctx.host`) */ get host(): JsonObject | undefined { return this.hostState; }
 }
