@@ -44,7 +44,7 @@ export class BenchClient {
     env: Record<string, string> = {},
     { stdin, stdout }: BenchPipes = benchPipes(),
   ) {
-    // The protocol variables an octet host sets (spec §1.5), so the SDK runs as it does under octet.
+    // The protocol variables an octet host sets (docs/protocol-0.2.md §1.5), so the SDK runs as it does under octet.
     const protocol = { OCTET_EXTENSION_API_VERSION: api, OCTET_EXTENSION_NAME: "bench" };
     this.proc = Bun.spawn(argv, { stdin: stdin.theirs, stdout: stdout.theirs, stderr: "ignore", env: { ...process.env, ...env, ...protocol } });
     closeSync(stdin.theirs);

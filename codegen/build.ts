@@ -188,7 +188,7 @@ export function compileStandalone(entry: string, outfile: string, options: { byt
   });
 }
 
-/** octet's bundle installer takes only an exact `requires_octet = "=X.Y.Z"` (spec §2.1); a copied folder loads without one. */
+/** octet's bundle installer takes only an exact `requires_octet = "=X.Y.Z"` (docs/protocol-0.2.md §2.1); a copied folder loads without one. */
 function warnRequiresOctet(requirement: string | undefined, log: (message: string) => void): void {
   if (requirement === undefined) {
     log('warning: no requires_octet: octet installs a bundle only with an exact one — add requires_octet = "=0.8.0" to manifest.toml or pass --requires-octet =0.8.0 (copying dist/NAME into ~/.octet/extensions/ works without)');

@@ -58,7 +58,7 @@ const tool: CallKind = {
 /** Every kind, tried in order; the first that matches the target wins. */
 export const CALL_KINDS: readonly CallKind[] = [command, ...CONTRIBUTION_KINDS, tool];
 
-/** A tool result (spec §3.2): text parts are the text; other parts, structured content and metadata are details. */
+/** A tool result (docs/protocol-0.2.md §3.2): text parts are the text; other parts, structured content and metadata are details. */
 export function toolAnswer(result: unknown): Answer {
   const answer: Answer = { text: "", details: [] };
   if (!isObject(result)) return { ...answer, text: result === null || result === undefined ? "" : JSON.stringify(result) };
@@ -75,7 +75,7 @@ export function toolAnswer(result: unknown): Answer {
   return answer;
 }
 
-/** A command result (spec §3.3): its text, then each notification and context contribution. */
+/** A command result (docs/protocol-0.2.md §3.3): its text, then each notification and context contribution. */
 export function commandAnswer(result: unknown): Answer {
   if (!isObject(result)) return { text: typeof result === "string" ? result : "", details: [] };
   const details: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * `[runtime]` (octet only, spec §2.5): how long octet keeps the process. The
+ * `[runtime]` (octet only, docs/protocol-0.2.md §2.5): how long octet keeps the process. The
  * host rejects any other key or value, and a lifecycle that does not fit
  * its sharing, so an unknown one would make the extension silently never
  * load: refuse it here with the fix.

@@ -1,4 +1,4 @@
-/** JSON-RPC error codes used by the octet legacy wire (spec §5). */
+/** JSON-RPC error codes used by the octet legacy wire (docs/protocol-0.2.md §5). */
 export const ErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
@@ -31,7 +31,7 @@ export class RpcError extends Error {
   /**
    * The wire error object: `data` is omitted when there is none. A code that is
    * not a safe integer becomes -32603 and the message is always a string, since
-   * the host treats a malformed error object as fatal (spec §1.9).
+   * the host treats a malformed error object as fatal (docs/protocol-0.2.md §1.9).
    */
   toJSON(): { code: number; message: string; data?: unknown } {
     const code = Number.isSafeInteger(this.code) ? this.code : ErrorCode.InternalError;

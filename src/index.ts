@@ -10,7 +10,7 @@
 import { Logger } from "./log.ts";
 import { routeConsoleWhenHosted, writeStderrLine } from "./wire/stdio.ts";
 
-// Runs at import: under an octet host, console output is structured from here on (spec §1.3).
+// Runs at import: under an octet host, console output is structured from here on (docs/protocol-0.2.md §1.3).
 routeConsoleWhenHosted(new Logger(writeStderrLine));
 
 export { Extension, type ToolOptions } from "./runtime/extension.ts";
@@ -27,7 +27,7 @@ export type { ArtifactSource, PolicyIntent, PolicyDecision } from "./runtime/ser
 export type { SpawnAgentOptions, ModelSelection } from "./runtime/agents.ts";
 export type { CatalogUpdate } from "./runtime/catalog.ts";
 export type { CompactionResult } from "./runtime/session-services.ts";
-export type { PresentationSnapshot } from "./runtime/presentation/types.ts";
+export type { PresentationSnapshot } from "./runtime/presentation/snapshot-types.ts";
 export { MENU_STATES, type Menu, type MenuItem } from "./runtime/menu.ts";
 export { BLOB_SCHEMA, type BlobRef, isBlobRef } from "./runtime/bulk.ts";
 export { isResourceRef, type OperationDescriptor, type ResourceRef, type ResourceType } from "./runtime/resources.ts";

@@ -1,4 +1,4 @@
-/** Log levels of the structured stderr logger (spec §8.9). */
+/** Log levels of the structured stderr logger (docs/protocol-0.2.md §8.9). */
 export type LogLevel = "debug" | "info" | "warning" | "error";
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warning: 30, error: 40 };

@@ -1,5 +1,5 @@
 /**
- * The bounded `output_schema` subset of API 0.2 (spec §6.3). Checked when a
+ * The bounded `output_schema` subset of API 0.2 (docs/protocol-0.2.md §6.3). Checked when a
  * tool is registered and, by the author tooling, when a manifest is read.
  */
 import { isObject, memberPath, preview, utf8Bytes } from "./check.ts";
@@ -25,7 +25,7 @@ const COUNT_BOUNDS = ["minLength", "maxLength", "minItems", "maxItems", "minProp
 const COMBINATORS = ["allOf", "anyOf", "oneOf"] as const;
 
 /**
- * Check that `schema` is in the bounded `output_schema` subset (spec §6.3);
+ * Check that `schema` is in the bounded `output_schema` subset (docs/protocol-0.2.md §6.3);
  * throws a plain `Error` naming the JSON path of the first problem.
  *
  * @example

@@ -18,7 +18,7 @@ export const APIS: [string, string][] = [
   ["0.4", V04],
 ];
 
-/** Registration order of the fixture (spec §8.2 step 9). */
+/** Registration order of the fixture (docs/protocol-0.2.md §8.2 step 9). */
 export const REGISTERED_TOOLS = ["echo", "returns", "mark", "stdio"];
 export const REGISTERED_COMMANDS = ["mark", "other"];
 

@@ -1,5 +1,5 @@
 /**
- * Process-level dispatch (spec §5, §8.3, §8.4, §8.9): method names that are
+ * Process-level dispatch (docs/protocol-0.2.md §5, §8.3, §8.4, §8.9): method names that are
  * Object.prototype members, absent params, host methods sent as
  * notifications, response-shaped frames without an id, non-object params on
  * every host method, and a declared renderer without a handler. Fixtures:
@@ -64,7 +64,7 @@ describe("routing edge cases", () => {
   });
 });
 
-describe("host methods without an id and id-less response frames (spec §8.3, §8.9)", () => {
+describe("host methods without an id and id-less response frames (docs/protocol-0.2.md §8.3, §8.9)", () => {
   for (const [api, dir] of APIS) {
     test(`API ${api}: host methods sent as notifications get no reply, run no handler, log 'ignored unknown notification'`, async () => {
       const host = await ready(dir);
@@ -118,7 +118,7 @@ describe("host methods without an id and id-less response frames (spec §8.3, §
   });
 });
 
-describe("non-object params on every host method → -32602 (spec §5, §8.4)", () => {
+describe("non-object params on every host method → -32602 (docs/protocol-0.2.md §5, §8.4)", () => {
   const METHODS = ["command/execute", "hook/run", "context/collect", "status/collect", "tool/render", "tool/call"];
   const BAD_PARAMS: unknown[] = [[], [{ name: "mark" }], "mark", 7, true, false, null];
   for (const [api, dir] of APIS) {
@@ -144,7 +144,7 @@ describe("non-object params on every host method → -32602 (spec §5, §8.4)", 
   }
 });
 
-describe("renderer declared without a handler (spec §8.4 tool/render)", () => {
+describe("renderer declared without a handler (docs/protocol-0.2.md §8.4 tool/render)", () => {
   for (const [api, dir] of APIS) {
     test(`API ${api}: tool/render for declared renderer 'mark' with no handler → {segments: []}`, async () => {
       const host = await ready(dir);

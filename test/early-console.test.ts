@@ -4,7 +4,7 @@ import { expectCleanStreams, ready } from "./helpers.ts";
 const DIR = new URL("./fixtures/early-console", import.meta.url).pathname;
 const SCRIPT = new URL("./fixtures/early-console.ts", import.meta.url).pathname;
 
-describe("console output before run() (spec §1.3)", () => {
+describe("console output before run() (docs/protocol-0.2.md §1.3)", () => {
   test("under an octet host it is structured stderr from the SDK's import on; stdout carries frames only", async () => {
     const host = await ready(DIR);
     expect(await host.callTool("echo", { text: "hi" })).toEqual({ content: "hi", is_error: false, metadata: {} });

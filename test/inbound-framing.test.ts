@@ -10,7 +10,7 @@ function paddedCall(id: number, bytes: number): string {
   return base.replace('"pad":""', `"pad":"${pad}"`);
 }
 
-describe("framing and malformed input (spec §1.1, §1.2, §8.3)", () => {
+describe("framing and malformed input (docs/protocol-0.2.md §1.1, §1.2, §8.3)", () => {
   test("not json before initialize → -32700 id null; init and unknown method still work", async () => {
     const host = await startHost();
     host.sendRaw("not json");

@@ -1,5 +1,5 @@
 /**
- * initialize validation on both APIs, process level (spec §3.1, §8.2):
+ * initialize validation on both APIs, process level (docs/protocol-0.2.md §3.1, §8.2):
  * contributes and its tool and command lists, declared vs registered sets,
  * and the order of the checks. Fixture: test/fixtures/dispatch/.
  */
@@ -8,7 +8,7 @@ import type { TestHost } from "octet-extension/testing";
 import { APIS, type Obj, REGISTERED_COMMANDS, REGISTERED_TOOLS, V02 } from "./dispatch-fixture.ts";
 import { expectCleanStreams, startHost } from "./helpers.ts";
 
-describe("initialize validation (spec §3.1, §8.2)", () => {
+describe("initialize validation (docs/protocol-0.2.md §3.1, §8.2)", () => {
   /** Reject every initialize in `cases`, checking the process stays uninitialised after each. */
   async function expectInitErrors(host: TestHost, cases: [Obj, Obj][]): Promise<void> {
     for (const [params, expected] of cases) {

@@ -5,7 +5,7 @@ import { expectCleanStreams, ready, spawnRaw, startHost } from "./helpers.ts";
 const call = (id: number, name: string, args: object = {}) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tool/call", params: { name, arguments: args } });
 
-describe("shutdown (spec §3.8, §8.8)", () => {
+describe("shutdown (docs/protocol-0.2.md §3.8, §8.8)", () => {
   test("idle shutdown: hook runs before the ack, {} at once, exit 0 while stdin stays open", async () => {
     const host = await ready();
     const started = performance.now();
@@ -104,7 +104,7 @@ describe("shutdown (spec §3.8, §8.8)", () => {
   });
 });
 
-describe("stdin EOF (spec §1.7)", () => {
+describe("stdin EOF (docs/protocol-0.2.md §1.7)", () => {
   test("idle: logs 'extension stdin closed' and exits 0 at once", async () => {
     const host = await ready();
     const started = performance.now();
@@ -149,7 +149,7 @@ describe("stdin EOF (spec §1.7)", () => {
   });
 });
 
-describe("scheduling on API 0.1 (spec §8.3, §8.10)", () => {
+describe("scheduling on API 0.1 (docs/protocol-0.2.md §8.3, §8.10)", () => {
   test("pipelined requests are answered sequentially in arrival order", async () => {
     const host = await ready();
     host.sendRaw([call(10, "hold", { ms: 100 }), call(11, "echo", { text: "b" }), call(12, "hold", { ms: 10 }), call(13, "echo", { text: "d" })].join("\n"));
@@ -199,7 +199,7 @@ describe("scheduling on API 0.1 (spec §8.3, §8.10)", () => {
   });
 });
 
-describe("writer (spec §1.1, §8.10)", () => {
+describe("writer (docs/protocol-0.2.md §1.1, §8.10)", () => {
   test("a 900 KB frame followed by shutdown arrives whole through a slow pipe", async () => {
     const { manifest, proc } = spawnRaw();
     const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { api_version: "0.1", contributes: { tools: manifest.contributes.tools, commands: manifest.contributes.commands } } };

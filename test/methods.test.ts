@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { expectCleanStreams, QUIET_FIXTURE, ready, startHost } from "./helpers.ts";
 
-describe("initialize (spec §3.1, §8.2)", () => {
+describe("initialize (docs/protocol-0.2.md §3.1, §8.2)", () => {
   test("reply lists tools in registration order, usage only when set, no protocol on 0.1", async () => {
     const host = await startHost();
     const result = await host.initialize();
@@ -50,7 +50,7 @@ describe("initialize (spec §3.1, §8.2)", () => {
   });
 });
 
-describe("tool/call (spec §3.2, §8.4)", () => {
+describe("tool/call (docs/protocol-0.2.md §3.2, §8.4)", () => {
   test("API 0.1 normalisation of every return shape", async () => {
     const host = await ready();
     const cases: [unknown, unknown][] = [
@@ -106,7 +106,7 @@ describe("tool/call (spec §3.2, §8.4)", () => {
   });
 });
 
-describe("outbound text (spec §1.1)", () => {
+describe("outbound text (docs/protocol-0.2.md §1.1)", () => {
   test("unpaired surrogates in replies (values and member names) and notifications go out as U+FFFD; real pairs stay raw UTF-8", async () => {
     const host = await ready();
     const id = host.peekNextId();
@@ -132,7 +132,7 @@ describe("outbound text (spec §1.1)", () => {
   });
 });
 
-describe("other host methods (spec §3.3–§3.7)", () => {
+describe("other host methods (docs/protocol-0.2.md §3.3–§3.7)", () => {
   test("command/execute", async () => {
     const host = await ready();
     expect(await host.executeCommand("fixture", ["a", "b"])).toEqual({ text: "args=a,b", notifications: [{ level: "info", message: "n" }], context: [] });
@@ -182,7 +182,7 @@ describe("other host methods (spec §3.3–§3.7)", () => {
   });
 });
 
-describe("extension → host messages on API 0.1 (spec §4.1–§4.4, §8.11)", () => {
+describe("extension → host messages on API 0.1 (docs/protocol-0.2.md §4.1–§4.4, §8.11)", () => {
   test("confirm: numeric id, no parent_request_id, both booleans; the answer reaches the tool", async () => {
     const host = await ready();
     host.onRequest("confirmation/request", () => ({ confirmed: true }));
@@ -233,7 +233,7 @@ describe("extension → host messages on API 0.1 (spec §4.1–§4.4, §8.11)", 
   });
 });
 
-describe("extension → host request bounds (spec §1.4, §1.9)", () => {
+describe("extension → host request bounds (docs/protocol-0.2.md §1.4, §1.9)", () => {
   test("at most 8 confirmations are outstanding (octet's child workers): the 9th waits for a reply instead of breaking the host's limit", async () => {
     const host = await ready();
     const held: (() => void)[] = [];

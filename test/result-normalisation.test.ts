@@ -1,12 +1,12 @@
 /**
- * Result normalisation, process level (spec §8.4): API 0.1 `is_error` follows
+ * Result normalisation, process level (docs/protocol-0.2.md §8.4): API 0.1 `is_error` follows
  * Python truthiness. Fixture: test/fixtures/dispatch/.
  */
 import { describe, expect, test } from "bun:test";
 import { type Obj, V01, V02 } from "./dispatch-fixture.ts";
 import { expectCleanStreams, ready } from "./helpers.ts";
 
-describe("API 0.1 is_error normalisation by Python truthiness (spec §8.4)", () => {
+describe("API 0.1 is_error normalisation by Python truthiness (docs/protocol-0.2.md §8.4)", () => {
   test("falsy: [], {}, \"\", 0, null, false → false; truthy: [0], {a:0}, \"0\", \"false\", -1, 0.5 → true", async () => {
     const host = await ready(V01);
     const cases: [unknown, boolean][] = [
@@ -37,7 +37,7 @@ describe("API 0.1 is_error normalisation by Python truthiness (spec §8.4)", () 
   });
 });
 
-describe("API 0.2 tool result bounds (spec §3.2, §7)", () => {
+describe("API 0.2 tool result bounds (docs/protocol-0.2.md §3.2, §7)", () => {
   const refusal = async (host: Awaited<ReturnType<typeof ready>>, value: unknown) =>
     (await host.request("tool/call", { name: "returns", arguments: { value }, context: host.executionContext() })).error as { code: number; message: string } | undefined;
 

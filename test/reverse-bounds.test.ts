@@ -26,7 +26,7 @@ async function holding(method: string) {
   return { host, held, sent, releaseAll };
 }
 
-describe("extension → host requests in flight on API 0.2 (spec §1.4, §1.9, §7)", () => {
+describe("extension → host requests in flight on API 0.2 (docs/protocol-0.2.md §1.4, §1.9, §7)", () => {
   test("at most 128 requests are outstanding: the 129th policy/evaluate waits for a reply", async () => {
     const { host, held, sent, releaseAll } = await holding("policy/evaluate");
     const call = host.callTool("policy_many", { count: 129 });

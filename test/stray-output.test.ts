@@ -1,5 +1,5 @@
 /**
- * Stray output from user code (spec §1.1, §1.3, §8.9): console, process.stdout,
+ * Stray output from user code (docs/protocol-0.2.md §1.1, §1.3, §8.9): console, process.stdout,
  * process.stderr, Bun.write and inherited child stdio never reach stdout, and
  * raw stderr becomes structured log lines. Fixtures: test/fixtures/wire-fixture/
  * (the default) and test/fixtures/dispatch/.
@@ -38,7 +38,7 @@ test("stray writes by user code (console, process.stdout, Bun.write, child proce
   expect(host.stderr.join("\n")).toContain("stray child");
 });
 
-describe("stray stdio from user code (spec §1.3, §8.9)", () => {
+describe("stray stdio from user code (docs/protocol-0.2.md §1.3, §8.9)", () => {
   const STDERR_TEXTS = [
     "raw process.stderr.write line",
     "first of two raw lines",

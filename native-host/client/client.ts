@@ -200,7 +200,7 @@ export class NativeHost {
   }
 
   /**
-   * The model catalog (spec §6.2). `offline` suppresses live discovery while
+   * The model catalog (docs/native-host-protocol.md §6.2). `offline` suppresses live discovery while
    * it is built. Protocol 1 has no in-band abort: aborting `signal` while the
    * request is pending terminates the host (as a run's cancel does) and
    * rejects with {@link Cancelled}; already aborted, nothing is written and
@@ -212,7 +212,7 @@ export class NativeHost {
   }
 
   /**
-   * Start a run (spec §6.3). Local checks happen now: an invalid request, a
+   * Start a run (docs/native-host-protocol.md §6.3). Local checks happen now: an invalid request, a
    * request in flight, or an unusable host throw before anything is written.
    */
   run(options: RunParams, control: RunControl = {}): RunHandle {
@@ -257,7 +257,7 @@ export class NativeHost {
   }
 
   /**
-   * Ask the host to stop (spec §6.4) and wait for it to exit. Throws
+   * Ask the host to stop (docs/native-host-protocol.md §6.4) and wait for it to exit. Throws
    * {@link HostExited} when it exits with a non-zero status after replying.
    */
   async shutdown(options: { timeoutMs?: number } = {}): Promise<Exit> {
@@ -297,7 +297,7 @@ export class NativeHost {
   /**
    * Terminate the group, unless the host already exited and its group was
    * swept. One termination at a time: a second SIGTERM would make the real
-   * host skip its cleanup of shell children (spec §13).
+   * host skip its cleanup of shell children (docs/native-host-protocol.md §13).
    */
   private terminate(graceMs: number): Promise<Exit> {
     if (this.groupSwept) return this.exited;
@@ -358,7 +358,7 @@ export class NativeHost {
           cleanup();
           if (event.type !== "protocol_error") return resolve(event);
           const error = rejection(event, requestId);
-          // An oversized hello/models reply ends the host (spec §9.4): no further request can be served.
+          // An oversized hello/models reply ends the host (docs/native-host-protocol.md §9.4): no further request can be served.
           if (event.data.discarded_type !== undefined) this.state = { kind: "dead", error };
           reject(error);
         },

@@ -1,4 +1,4 @@
-/** Protocol-1 facts both the handshake and the request encoder need (spec native-host §3, §6). */
+/** Protocol-1 facts both the handshake and the request encoder need (docs/native-host-protocol.md §3, §6). */
 
 /** The commands a protocol-1 host accepts. */
 export type Command = "hello" | "models" | "run" | "shutdown";

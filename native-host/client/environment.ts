@@ -1,5 +1,5 @@
 /**
- * The host's environment (spec native-host §2): an explicit minimal set,
+ * The host's environment (docs/native-host-protocol.md §2): an explicit minimal set,
  * never the whole parent environment by default.
  */
 import { NativeHostError } from "./errors.ts";

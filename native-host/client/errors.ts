@@ -1,5 +1,5 @@
 /**
- * Errors of the native-host client (spec native-host §9.5). Every error the
+ * Errors of the native-host client (docs/native-host-protocol.md §9.5). Every error the
  * client raises is a {@link NativeHostError}; `instanceof` tells them apart.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Events of protocol 1 (spec native-host §7) and the shape checks the client
+ * Events of protocol 1 (docs/native-host-protocol.md §7) and the shape checks the client
  * makes on the ones it understands (§15.10). Unknown event types and extra
  * keys pass through untouched.
  */

@@ -1,5 +1,5 @@
 /**
- * Validation of the `hello` reply (spec native-host §6.1, §15.9): the client
+ * Validation of the `hello` reply (docs/native-host-protocol.md §6.1, §15.9): the client
  * drives a host only when it speaks protocol 1, states a usable frame limit
  * and concurrency, lists the commands, and can be cancelled by process group.
  */

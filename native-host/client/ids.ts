@@ -1,5 +1,5 @@
 /**
- * Identifier rules of protocol 1 (spec native-host §4): `A–Z a–z 0–9 - _ . :`,
+ * Identifier rules of protocol 1 (docs/native-host-protocol.md §4): `A–Z a–z 0–9 - _ . :`,
  * 1–128 bytes. The seed (octet 0.8.0 docs) allows `:` in session ids too, but
  * octet's host code rejects it there (the id names a file), so the client
  * sends only what both accept and refuses `:` in a session id locally; see

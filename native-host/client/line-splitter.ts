@@ -1,5 +1,5 @@
 /**
- * LF framing of the host's stdout (native-host §3). Chunks go in, whole
+ * LF framing of the host's stdout (docs/native-host-protocol.md §3). Chunks go in, whole
  * lines come out; a line's content excludes its LF and one trailing CR.
  * Content longer than `limit` bytes is reported once as oversize and
  * discarded through the next LF without being buffered. A line is delivered

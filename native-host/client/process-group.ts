@@ -1,6 +1,6 @@
 /**
- * The host process as the leader of its own process group (spec native-host
- * §2, §13): launched with `setsid()`, cancelled by signalling the whole group
+ * The host process as the leader of its own process group
+ * (docs/native-host-protocol.md §2, §13): launched with `setsid()`, cancelled by signalling the whole group
  * (SIGTERM, a grace period, then SIGKILL), so grandchildren go with it.
  */
 

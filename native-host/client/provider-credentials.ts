@@ -1,6 +1,6 @@
 /**
  * The environment variables through which `octet-host` finds provider
- * credentials (spec native-host §2: "the normal provider-credential
+ * credentials (docs/native-host-protocol.md §2: "the normal provider-credential
  * variables used by the catalog resolvers"). Without `base_url`, a run's
  * model goes through those resolvers, so a host started with only
  * {@link minimalEnv}'s variables reaches no provider that authenticates

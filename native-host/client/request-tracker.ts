@@ -1,5 +1,5 @@
 /**
- * The per-request event rules a client enforces (spec native-host §8, §15.3–8):
+ * The per-request event rules a client enforces (docs/native-host-protocol.md §8, §15.3–8):
  * envelope types, request id (or `invalid` for an error the host could not
  * attribute), seq from 1 without gaps, run/session id echoes, one terminal
  * event, and the terminal types each command may end with.
@@ -85,7 +85,7 @@ const STREAMING = new Set([
 ]);
 
 /**
- * The order of a run's events (spec §8) where the spec states it: a run
+ * The order of a run's events (docs/native-host-protocol.md §8) where the spec states it: a run
  * opens with `accepted` or its terminal event (`final_result`,
  * `protocol_error`), `started` comes once and after `accepted`, and after
  * `settled` only `extension_notification` and the terminal event follow.

@@ -1,6 +1,6 @@
 /**
- * Typed requests of protocol 1 and their outbound checks (spec native-host
- * §5, §6, §10, §11, §15 "Outbound"). {@link encodeRequest} refuses, before
+ * Typed requests of protocol 1 and their outbound checks
+ * (docs/native-host-protocol.md §5, §6, §10, §11, §15 "Outbound"). {@link encodeRequest} refuses, before
  * anything is written, a request the host would reject as malformed: unknown
  * fields, `null` where the host wants a boolean/array/map, bad ids, values over
  * the documented bounds, fields gated by a `hello` feature the host did not
@@ -17,7 +17,7 @@ export type ProviderMode = "openai-compatible" | "openai-responses" | "anthropic
 export type MediaItem = { type: "image" | "audio"; path: string };
 export type HistoryItem = { role: "user" | "assistant"; text: string };
 
-/** Every field of a `run` request (spec §6.3). Omit a field to get the host's default. */
+/** Every field of a `run` request (docs/native-host-protocol.md §6.3). Omit a field to get the host's default. */
 export interface RunParams {
   /** Default: `run-<n>`, unique per client. */
   run_id?: string;
@@ -109,7 +109,7 @@ const RUN_FIELDS: Record<keyof RunParams, Kind> = {
   trusted_extensions: "strings",
 };
 
-/** Header names the host refuses (hop-by-hop and routing headers, spec §11). */
+/** Header names the host refuses (hop-by-hop and routing headers, docs/native-host-protocol.md §11). */
 const FORBIDDEN_HEADERS = new Set([
   "connection", "content-length", "host", "keep-alive", "proxy-authenticate", "proxy-authorization",
   "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
@@ -165,7 +165,7 @@ const bytes = (text: string) => Buffer.byteLength(text);
 /** A `\\uD800`–`\\uDFFF` escape that is itself not escaped (preceded by an even number of backslashes). */
 const LONE_SURROGATE_ESCAPE = /(?<!\\)(?:\\\\)*\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
 
-/** Why the host would refuse this run (the checks of spec §6.3, §10, §11 a client can make), or undefined. */
+/** Why the host would refuse this run (the checks of docs/native-host-protocol.md §6.3, §10, §11 a client can make), or undefined. */
 export function checkRun(run: Record<string, unknown>, hello: HelloInfo | undefined): string | undefined {
   for (const [name, value] of Object.entries(run)) {
     const kind = RUN_FIELDS[name as keyof RunParams];
@@ -203,7 +203,7 @@ export function checkRun(run: Record<string, unknown>, hello: HelloInfo | undefi
   return problem;
 }
 
-/** Inline provider route fields (spec §11), when `base_url` is set. */
+/** Inline provider route fields (docs/native-host-protocol.md §11), when `base_url` is set. */
 function checkRoute(r: RunParams, offered: (feature: string) => boolean): string | undefined {
   if (r.base_url === undefined || r.base_url.trim() === "") return undefined;
   if (!offered("inline_models")) return "inline model routes are not offered by this host (hello features.inline_models)";
@@ -236,7 +236,7 @@ function checkRoute(r: RunParams, offered: (feature: string) => boolean): string
   return undefined;
 }
 
-/** Media shapes and counts (spec §10). Sizes are checked by the host, which reads the files. */
+/** Media shapes and counts (docs/native-host-protocol.md §10). Sizes are checked by the host, which reads the files. */
 function checkMedia(r: RunParams, offered: (feature: string) => boolean): string | undefined {
   const media = r.media ?? [];
   const legacy = r.image_paths ?? [];

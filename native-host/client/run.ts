@@ -1,5 +1,5 @@
 /**
- * One `run` as the caller sees it (spec native-host §7, §8): an async
+ * One `run` as the caller sees it (docs/native-host-protocol.md §7, §8): an async
  * iterable of the host's events in order, the assembled answer text, tool
  * calls correlated by `toolCallId`, and the final result.
  *

@@ -1,6 +1,6 @@
 /**
  * One task at a time, in the order they were queued: what a host that serves
- * one request at a time (spec native-host §3 "Serial processing", §18.59)
+ * one request at a time (docs/native-host-protocol.md §3 "Serial processing", §18 scenario 59)
  * needs in front of it. A task resolves its caller with a value as soon as it
  * has one (a run's handle, while the run goes on) and may hold the queue
  * until a promise of its own settles (the run's result).

@@ -1,7 +1,7 @@
 /**
  * The host's stderr cut into lines for the application's logger
  * (`LaunchOptions.onStderrLine`). stderr is free text, never protocol (spec
- * native-host §15.12): lines are decoded leniently, delivered without their
+ * docs/native-host-protocol.md §15.12): lines are decoded leniently, delivered without their
  * line end (LF, or CRLF), with secrets masked, and bounded: a line longer
  * than `maxBytes` arrives in pieces of at most `maxBytes` bytes (cut on a
  * character boundary), so a flood without newlines never grows a buffer. A

@@ -1,6 +1,6 @@
 /**
  * The host's stderr, drained continuously and kept only as a bounded tail
- * (spec native-host §15.12). It is never parsed. Secrets of 4 characters or
+ * (docs/native-host-protocol.md §15.12). It is never parsed. Secrets of 4 characters or
  * more (registered by the application, a run's key and header values, the
  * credentials in the host's environment) are masked whenever the tail is
  * read; a secret cut by the tail's start is masked too, because the tail

@@ -1,5 +1,5 @@
 /**
- * Strict parsing of the host's event lines (spec native-host §15.2): valid
+ * Strict parsing of the host's event lines (docs/native-host-protocol.md §15.2): valid
  * JSON whose top level is an object and whose objects have no duplicate
  * member names at any depth. `JSON.parse` keeps the last duplicate silently,
  * so member names are checked by a scan of the (already valid) text.

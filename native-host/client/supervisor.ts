@@ -1,7 +1,7 @@
 /**
  * A supervisor for one conversation with `octet-host`: what an application
  * needs around a host that serves one request at a time and is gone after a
- * cancel or a crash (spec native-host §3, §13, §14).
+ * cancel or a crash (docs/native-host-protocol.md §3, §13, §14).
  *
  * - Requests are queued, never refused for being second: a run starts once
  *   the previous request has ended (for a run, once its result settled).

@@ -1,5 +1,5 @@
 /**
- * Audio formats by file extension (spec native-host §10): `wav`, `mp3`,
+ * Audio formats by file extension (docs/native-host-protocol.md §10): `wav`, `mp3`,
  * `flac`, `opus`/`ogg`, `aac`/`m4a`, `pcm`/`pcm16` (case-insensitive),
  * named in error texts as the real host does (`WAV`, `Opus`, …). Only
  * OpenAI Chat takes native audio, and only WAV and MP3.

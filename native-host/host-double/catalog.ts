@@ -1,12 +1,12 @@
 /**
- * The double's model catalog (spec native-host §6.2): what `models`
+ * The double's model catalog (docs/native-host-protocol.md §6.2): what `models`
  * returns and what a catalog-routed `run` (no `base_url`) resolves its
  * `model` against. A small offline default, into which a scenario's
  * `catalog` entries are merged by id.
  */
 import type { WireProtocol } from "./inline-route.ts";
 
-/** One catalog entry, with the keys of spec §6.2 in the real host's order. */
+/** One catalog entry, with the keys of docs/native-host-protocol.md §6.2 in the real host's order. */
 export interface CatalogModel {
   id: string;
   provider: string;

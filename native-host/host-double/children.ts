@@ -1,5 +1,5 @@
 /**
- * Processes the `spawn` step starts (spec native-host §12, §13): like the
+ * Processes the `spawn` step starts (docs/native-host-protocol.md §12, §13): like the
  * shell children of the real host they live in the double's own process
  * group, and the double ends them when it stops — at once on a signal,
  * with a short grace on a normal exit (EOF, `shutdown`). A crash (`exit`

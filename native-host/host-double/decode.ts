@@ -1,6 +1,6 @@
 /**
- * Host-side decoding of one request line, in the order of spec native-host
- * §5 (steps 2–8; step 1, the frame limit, is the frame reader's), with the
+ * Host-side decoding of one request line, in the order of
+ * docs/native-host-protocol.md §5 (steps 2–8; step 1, the frame limit, is the frame reader's), with the
  * §9.1 `protocol_error` texts:
  *
  * 2. empty line (after trailing CR/LF were stripped) → ignored;

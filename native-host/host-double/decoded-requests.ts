@@ -1,6 +1,6 @@
 /**
- * Requests as the double understands them after the §5 typed decode
- * (spec native-host §6). Field names are camelCase versions of the wire
+ * Requests as the double understands them after the typed decode of
+ * docs/native-host-protocol.md §5 (commands: §6). Field names are camelCase versions of the wire
  * names; optional fields sent as `null` are absent here (§5 null rules).
  */
 

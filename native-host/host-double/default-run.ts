@@ -1,5 +1,5 @@
 /**
- * The realistic events of a run (spec native-host §7.2, §8): `accepted`
+ * The realistic events of a run (docs/native-host-protocol.md §7.2, §8): `accepted`
  * (unless a step already wrote it), media loading (a failure ends the run
  * with `final_result` error and `sessionFile:""`, no `started`/`settled`),
  * `started`, the answer as `model_delta` chunks of at most 64 KiB, one

@@ -1,5 +1,5 @@
 /**
- * Event envelopes and the per-request `seq` counter (spec native-host §7.1,
+ * Event envelopes and the per-request `seq` counter (docs/native-host-protocol.md §7.1,
  * §8), and the outbound frame limit (§3, §9.4).
  *
  * An event is `{protocol_version:1, request_id, run_id?, session_id?, seq,

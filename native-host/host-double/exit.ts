@@ -1,5 +1,5 @@
 /**
- * How the double ends (spec native-host §2 exit status): every exit lets
+ * How the double ends (docs/native-host-protocol.md §2 exit status): every exit lets
  * pending writes reach the kernel first; a normal stop (EOF, `shutdown`)
  * also ends the children it spawned, a crash-like exit leaves them.
  */

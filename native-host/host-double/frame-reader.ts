@@ -1,5 +1,5 @@
 /**
- * Inbound framing (spec native-host §3): LF-terminated lines read from a
+ * Inbound framing (docs/native-host-protocol.md §3): LF-terminated lines read from a
  * file descriptor only when the host asks for the next one, so nothing is
  * read while a request is being served (§3 serial processing; at most one
  * read-ahead chunk, like a buffered reader).

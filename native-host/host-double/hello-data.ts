@@ -1,4 +1,4 @@
-/** The `hello` data of octet 0.8.0 (seed 002, verbatim) and the scenario's patch of it (spec native-host §6.1). */
+/** The `hello` data of octet 0.8.0 (seed 002, verbatim) and the scenario's patch of it (docs/native-host-protocol.md §6.1). */
 
 /** The hello `data` of the real 0.8.0 host, key order included. */
 export function defaultHelloData(): Record<string, unknown> {

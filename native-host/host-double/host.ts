@@ -1,5 +1,5 @@
 /**
- * The double's stdio loop (spec native-host §2, §3, §5, §6, §8): one
+ * The double's stdio loop (docs/native-host-protocol.md §2, §3, §5, §6, §8): one
  * request at a time — the next line is read only after the current request
  * is over — answered with the real host's events unless the scenario
  * scripts them.

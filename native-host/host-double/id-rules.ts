@@ -1,5 +1,5 @@
 /**
- * Identifier rules (spec native-host §4, seed 002): request, run and session
+ * Identifier rules (docs/native-host-protocol.md §4, seed 002): request, run and session
  * ids — and an inline `provider` label — are 1–128 bytes of ASCII letters,
  * digits, `-`, `_`, `.` and `:`.
  *

@@ -1,5 +1,5 @@
 /**
- * Inline provider routes (spec native-host §11): `base_url`,
+ * Inline provider routes (docs/native-host-protocol.md §11): `base_url`,
  * `provider_mode`, the audio route rules, custom headers and the
  * SHA-256-derived model id. Each check returns the `final_result` error
  * text (§9.2) or undefined.

@@ -1,6 +1,6 @@
 /**
  * The parser text for a request line that is not valid UTF-8 (spec
- * native-host §3, §9.1). The real host hands the raw bytes to serde_json,
+ * docs/native-host-protocol.md §3, §9.1). The real host hands the raw bytes to serde_json,
  * which checks UTF-8 per string: an invalid sequence inside a string fails
  * as `invalid unicode code point` at the string's closing quote (or `EOF
  * while parsing a string` when it has none); outside a string the byte is

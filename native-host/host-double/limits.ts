@@ -1,6 +1,6 @@
 /**
  * Byte limits of protocol 1 that several parts of the double share (spec
- * native-host §3): the frame limit in both directions and the bounds of
+ * docs/native-host-protocol.md §3): the frame limit in both directions and the bounds of
  * the text fields the host clips inside events.
  */
 

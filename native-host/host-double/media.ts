@@ -1,5 +1,5 @@
 /**
- * Media loading after `accepted` (spec native-host §10): each `media` item
+ * Media loading after `accepted` (docs/native-host-protocol.md §10): each `media` item
  * (or legacy `image_paths` entry) is resolved, confined to the workspace,
  * matched against the route's input capabilities and typed by extension
  * (images: capability first; audio: format first), then opened and

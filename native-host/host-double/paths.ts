@@ -1,5 +1,5 @@
 /**
- * Path canonicalisation as the host does it (spec native-host §6.3 "Paths"):
+ * Path canonicalisation as the host does it (docs/native-host-protocol.md §6.3 "Paths"):
  * relative values resolve against the double's own working directory,
  * symlinks are resolved, containment compares canonical paths.
  */

@@ -1,6 +1,6 @@
 /**
  * Tool surface, reasoning setting and the `effective_tool_policy` snapshot
- * (spec native-host §6.3 `tools`/`reasoning`, §12.1).
+ * (docs/native-host-protocol.md §6.3 `tools`/`reasoning`, §12.1).
  */
 import fs from "node:fs";
 

@@ -1,5 +1,5 @@
 /**
- * The double's strict JSON reader for request lines (spec native-host §3, §5
+ * The double's strict JSON reader for request lines (docs/native-host-protocol.md §3, §5
  * step 3). Unlike `JSON.parse` it
  *
  * - rejects a member name repeated inside one object, at any depth

@@ -1,5 +1,5 @@
 /**
- * Model resolution of a run (spec native-host §6.3 `model`, §11): with an
+ * Model resolution of a run (docs/native-host-protocol.md §6.3 `model`, §11): with an
  * inline route the model gets the SHA-256-derived `host-inline/<hex>` id
  * and the capabilities the request asserts; without one, `model` must be
  * an id of the double's catalog (as the real host's catalog resolver

@@ -1,5 +1,5 @@
 /**
- * The request-only checks of a `run` (spec native-host §6.3 "Semantic
+ * The request-only checks of a `run` (docs/native-host-protocol.md §6.3 "Semantic
  * validation order", the real host's `validate_run_request`): sizes and
  * shapes that need no file system, in the host's order. The first failure
  * is returned as the `final_result` error text (§9.2).

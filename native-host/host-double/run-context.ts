@@ -1,5 +1,5 @@
 /**
- * What the steps of one run share (spec native-host §7.3, §8): the plan,
+ * What the steps of one run share (docs/native-host-protocol.md §7.3, §8): the plan,
  * the request's scope, and a tally of the events written so far — whether
  * `accepted` was written, the text of the last committed assistant turn
  * (`model_delta` text committed by `model_step`, dropped by

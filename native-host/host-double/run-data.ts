@@ -1,6 +1,6 @@
 /**
  * The `data` of a run's lifecycle events as the real host fills it in
- * (spec native-host §7.2, §7.3, §9.2) — used by the default run and by
+ * (docs/native-host-protocol.md §7.2, §7.3, §9.2) — used by the default run and by
  * `event` steps of a run that give no `data`.
  */
 import { FINAL_TEXT_MAX_BYTES } from "./limits.ts";

@@ -1,5 +1,5 @@
 /**
- * The `run` request's field set and typed readers (spec native-host §6.3).
+ * The `run` request's field set and typed readers (docs/native-host-protocol.md §6.3).
  * The keys of {@link RUN_FIELDS} are exactly the run-specific wire names a
  * request may carry; anything else is an unknown field (§5 step 4).
  */
@@ -59,7 +59,7 @@ const optionalU64 = (v: JsonValue) => readOptional(v, (x) => readUnsigned(x, 64)
 const pathList = (v: JsonValue) => readSequence(v, readPath);
 const stringList = (v: JsonValue) => readSequence(v, (x) => readString(x));
 
-/** Reader per run-specific wire field, in the order of spec §6.3's table. */
+/** Reader per run-specific wire field, in the order of docs/native-host-protocol.md §6.3's table. */
 export const RUN_FIELDS: Readonly<Record<string, (value: JsonValue, draft: RunDraft) => void>> = {
   run_id: (v, d) => (d.runId = readString(v)),
   session_id: (v, d) => (d.sessionId = optionalString(v)),

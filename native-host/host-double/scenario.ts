@@ -102,8 +102,9 @@ export interface Scenario {
   /** Replaces the reply to `models`. Default: the catalog, sorted by id. */
   models?: Step[];
   /**
-   * Scripts for `run` requests that pass the §5 checks and the run validation: the n-th such run
-   * uses `runs[n]`, the last one repeats. Default: `[{ defaultRun: true }]`.
+   * Scripts for `run` requests that pass the checks of docs/native-host-protocol.md §5 and the
+   * run validation: the n-th such run uses `runs[n]`, the last one repeats. Default:
+   * `[{ defaultRun: true }]`.
    */
   runs?: Step[][];
   /** Replaces the reply to `shutdown`. Default: `shutdown {accepted:true}`, flush, exit 0. After these steps the double exits 0 (unless a step exited). */

@@ -1,5 +1,5 @@
 /**
- * Choice of a run's session file (spec native-host §6.3, §14), in the real
+ * Choice of a run's session file (docs/native-host-protocol.md §6.3, §14), in the real
  * host's order: the session directory is created (private) and
  * canonicalised; then `resume_session` if given, else
  * `<session_dir>/<session_id>.jsonl` — reopened when anything exists under

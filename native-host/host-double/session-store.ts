@@ -1,5 +1,5 @@
 /**
- * Native session files as the double writes them (spec native-host §14):
+ * Native session files as the double writes them (docs/native-host-protocol.md §14):
  * append-only JSONL created with private permissions — one `session`
  * header, then `message` and `usage` entries chained by `parent_id` (the
  * double's own record layout). `history` seeds only a new file.

@@ -1,5 +1,5 @@
 /**
- * Signals (spec native-host §13). On HUP, INT, QUIT or TERM the double stops
+ * Signals (docs/native-host-protocol.md §13). On HUP, INT, QUIT or TERM the double stops
  * where it is, kills the children it spawned and exits at once with 128 +
  * the signal number (129/130/131/143) without writing anything more — in
  * particular no `settled` and no `final_result`. Its cleanup is immediate,

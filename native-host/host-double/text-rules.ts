@@ -1,4 +1,4 @@
-/** Byte sizes and character rules shared by the run checks (spec native-host §4, §6.3). */
+/** Byte sizes and character rules shared by the run checks (docs/native-host-protocol.md §4, §6.3). */
 
 export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, "utf8");

@@ -2,7 +2,7 @@
  * Typed reading of parsed request values, failing with the decoder texts of
  * the real host (serde's wording: `invalid type: string "1", expected u16`,
  * `unknown variant \`text\`, expected \`image\` or \`audio\``, `missing field
- * \`path\``, …). Used by the §5 step-5 decode.
+ * \`path\``, …). Used by the step-5 decode of docs/native-host-protocol.md §5.
  */
 import { JsonNumber, JsonObject, type JsonValue } from "./request-json.ts";
 

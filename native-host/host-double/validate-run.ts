@@ -1,5 +1,5 @@
 /**
- * Validation of a decoded `run` up to its admission (spec native-host §6.3,
+ * Validation of a decoded `run` up to its admission (docs/native-host-protocol.md §6.3,
  * "Semantic validation order"): the request-only checks, then the
  * configuration (workspace, working directory, session directory, tools,
  * reasoning), model resolution, and the session file being chosen and

@@ -3,7 +3,7 @@ import { readUnsigned64 } from "../wire/json.ts";
 import { promptMetadataProblem } from "./prompt-rules.ts";
 
 /**
- * octet's rules for the API 0.2 messages an extension sends (spec §1.9,
+ * octet's rules for the API 0.2 messages an extension sends (docs/protocol-0.2.md §1.9,
  * §4.5–§4.13): which are fatal. Used by the test host; checked independently
  * of the runtime's own validation (the host's default answers are in
  * `built-in-responders.ts`).
@@ -88,7 +88,7 @@ export const SESSION_SERVICE_FEATURES: Readonly<Record<string, string>> = {
 /** The session services answered while their parent is live (all but `session/compact`). */
 const SESSION_SERVICES = Object.keys(SESSION_SERVICE_FEATURES).filter((m) => m !== "session/compact");
 
-/** Operation-scoped requests carry the active parent (spec §4). */
+/** Operation-scoped requests carry the active parent (docs/protocol-0.2.md §4). */
 export const OPERATION_SCOPED = new Set([
   "confirmation/request",
   "input/request",

@@ -3,13 +3,13 @@ import { removeTemporaryDirectory, temporaryDirectory } from "./temp-dirs.ts";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import type { HostManifest } from "./manifest.ts";
 
-/** Environment names octet passes through from its own environment (spec §1.5). */
+/** Environment names octet passes through from its own environment (docs/protocol-0.2.md §1.5). */
 export const PASSTHROUGH_ENV = [
   "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "LC_CTYPE",
   "TERM", "COLORTERM", "NO_COLOR", "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "OCTET_PACKAGE_DIR",
 ];
 
-/** Entry-point staging cap (spec §1.5). */
+/** Entry-point staging cap (docs/protocol-0.2.md §1.5). */
 export const STAGING_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export interface LaunchPlan {

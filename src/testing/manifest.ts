@@ -24,7 +24,7 @@ import {
 } from "../protocol.ts";
 import { checkContributes03 } from "./v03/manifest-rules.ts";
 
-/** The parts of `extension.toml` the test host uses (spec §2). */
+/** The parts of `extension.toml` the test host uses (docs/protocol-0.2.md §2). */
 export interface HostManifest {
   name: string;
   version: string;

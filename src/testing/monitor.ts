@@ -1,4 +1,4 @@
-/** The stateful rules octet applies to what the extension sends (spec §1.9, §4, §7); records `violations`. */
+/** The stateful rules octet applies to what the extension sends (docs/protocol-0.2.md §1.9, §4, §7); records `violations`. */
 
 import type { JsonRecord } from "../check.ts";
 import { ErrorCode } from "../errors.ts";

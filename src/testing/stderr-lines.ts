@@ -1,5 +1,5 @@
 /**
- * An extension's stderr cut into lines as octet cuts it (spec §1.3): at LF,
+ * An extension's stderr cut into lines as octet cuts it (docs/protocol-0.2.md §1.3): at LF,
  * or when a line reaches the limit, so a flood without newlines never grows
  * a buffer beyond one line. Only each new chunk is scanned. A long line
  * arrives in pieces of at most `maxBytes` bytes (cut on a UTF-8 character

@@ -7,7 +7,7 @@ export type { LinePart } from "./stderr-lines.ts";
 
 const LEVELS = ["debug", "info", "warning", "error"];
 
-/** octet cuts a stderr line when it reaches its frame limit − 1 bytes (spec §1.3). */
+/** octet cuts a stderr line when it reaches its frame limit − 1 bytes (docs/protocol-0.2.md §1.3). */
 export const STDERR_LINE_BYTES = MAX_MESSAGE_BYTES - 1;
 
 /** Read `stderr` to its end, emitting each line (a last line without LF included), long ones in pieces. */

@@ -11,7 +11,7 @@ export type HostReadEvent =
   | { kind: "unterminated" };
 
 /**
- * octet's reader for an extension's stdout (spec §1.2): bytes are split at LF,
+ * octet's reader for an extension's stdout (docs/protocol-0.2.md §1.2): bytes are split at LF,
  * and the connection is aborted as soon as the buffered bytes of the current
  * line — a CR included, the LF excluded — reach `limit` (1,048,576). The
  * largest accepted frame is therefore 1,048,575 bytes before the LF, a CR

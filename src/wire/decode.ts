@@ -8,7 +8,7 @@ const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
 let strictDecoder: TextDecoder | undefined;
 
 /**
- * Decode one line (the chunk views it spans) as strict UTF-8 JSON (spec §1.1).
+ * Decode one line (the chunk views it spans) as strict UTF-8 JSON (docs/protocol-0.2.md §1.1).
  * Parts are decoded in stream mode, so a multi-byte character split across
  * chunks is fine and nothing is copied into one buffer first. The fast lenient
  * decoder runs first; only a line that decoded to U+FFFD somewhere is decoded

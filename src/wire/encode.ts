@@ -7,10 +7,10 @@ export class FrameEncodeError extends Error {}
 
 /**
  * Serialize one frame compactly and check it against the host's limit:
- * content + LF ≤ `limit` (spec §1.2). Lone UTF-16 surrogates, which the host's
+ * content + LF ≤ `limit` (docs/protocol-0.2.md §1.2). Lone UTF-16 surrogates, which the host's
  * parser rejects, are replaced with U+FFFD in values and member names
- * (spec §1.1). `bigint` values are
- * written as JSON integers. NaN and ±Infinity are refused (spec §1.1), as
+ * (docs/protocol-0.2.md §1.1). `bigint` values are
+ * written as JSON integers. NaN and ±Infinity are refused (docs/protocol-0.2.md §1.1), as
  * anything else JSON cannot represent: `cannot serialize JSON-RPC message: …`.
  */
 export function encodeFrame(frame: object, limit = MAX_MESSAGE_BYTES): string {

@@ -14,7 +14,7 @@ export type IdRead =
   | { kind: "valid"; id: RequestId }
   | { kind: "invalid"; echo: unknown };
 
-/** Read and validate `message[key]`: any JSON integer or any string is valid (spec §1.4). */
+/** Read and validate `message[key]`: any JSON integer or any string is valid (docs/protocol-0.2.md §1.4). */
 export function readId(message: Record<string, unknown>, key = "id"): IdRead {
   if (!(key in message)) return { kind: "absent" };
   const value = message[key];

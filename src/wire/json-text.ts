@@ -3,7 +3,7 @@
  * (`encode.ts`), canonical JSON (`canonical-json.ts`) and the result-size
  * bounds, so all three write the same text: members JSON drops are left out,
  * and lone UTF-16 surrogates, which the host's parser rejects as `\udXXX`
- * escapes, become U+FFFD in string values and member names (spec §1.1).
+ * escapes, become U+FFFD in string values and member names (docs/protocol-0.2.md §1.1).
  */
 import { isObject } from "../check.ts";
 

@@ -1,7 +1,7 @@
 import { asciiText } from "./decode.ts";
 
 /**
- * Byte-level LF framing (spec §1.1, §1.2). Chunks go in, whole lines come out.
+ * Byte-level LF framing (docs/protocol-0.2.md §1.1, §1.2). Chunks go in, whole lines come out.
  * A line's content excludes its LF and one trailing CR. Content longer than
  * `limit` bytes is reported once as oversize and discarded through the next
  * LF without being buffered. A line is delivered as the views of the chunks
@@ -103,7 +103,9 @@ export class TextLineSplitter {
 
   push(chunk: Uint8Array, emit: (event: LineEvent) => void): void {
     const start = this.bytes.atLineStart ? this.pushText(chunk, emit) : 0;
-    this.bytes.push(start === 0 ? chunk : chunk.subarray(start), emit);
+    // Views are made only for what is left (a typed-array view costs more than decoding a short line).
+    if (start === 0) this.bytes.push(chunk, emit);
+    else if (start < chunk.length) this.bytes.push(chunk.subarray(start), emit);
   }
 
   end(emit: (event: LineEvent) => void): void {
@@ -118,7 +120,8 @@ export class TextLineSplitter {
   private pushText(chunk: Uint8Array, emit: (event: LineEvent) => void): number {
     const last = chunk.lastIndexOf(10);
     if (last === -1) return 0;
-    const text = asciiText(chunk.subarray(0, last));
+    // A chunk that ends with its LF (the usual one) is decoded whole, LF included.
+    const text = asciiText(last === chunk.length - 1 ? chunk : chunk.subarray(0, last));
     if (text === undefined) return 0;
     let start = 0;
     for (;;) {

@@ -31,7 +31,7 @@ const STRAY_EXIT_BUDGET_MS = 750;
 
 /**
  * Take ownership of stdout for the protocol and keep stderr structured
- * (spec §1.3, §8.9; DESIGN "stdout belongs to the runtime"), in two steps so
+ * (docs/protocol-0.2.md §1.3, §8.9; DESIGN "stdout belongs to the runtime"), in two steps so
  * that the first reply is not delayed by loading node:fs:
  * - claim (at `run()`): `console.*` is logged at its own level, uncaught
  *   errors are logged, frames go to the real stdout;
@@ -112,7 +112,7 @@ export function sealStdioNow(logger: Logger): { protocol: FrameSink; readers: St
   return (sealed = { protocol: Bun.file(fds.stdout).writer(), readers });
 }
 
-/** Whether an octet host launched this process (it sets both, spec §1.5). */
+/** Whether an octet host launched this process (it sets both, docs/protocol-0.2.md §1.5). */
 export function launchedByHost(): boolean {
   return process.env.OCTET_EXTENSION_NAME !== undefined && process.env.OCTET_EXTENSION_API_VERSION !== undefined;
 }
@@ -121,7 +121,7 @@ let errorLogging: { serving: boolean } | undefined;
 
 /**
  * Log uncaught exceptions and unhandled rejections as structured lines instead
- * of Bun's raw traces (spec §1.3). Before `run()` serves (a registration error
+ * of Bun's raw traces (docs/protocol-0.2.md §1.3). Before `run()` serves (a registration error
  * at module load) the process then exits 1; once serving it keeps going.
  * Installed when an Extension is constructed. Idempotent.
  */
@@ -229,7 +229,7 @@ const CONSOLE_LEVELS: [string, LogLevel][] = [
 
 /**
  * Under an octet host (it sets `OCTET_EXTENSION_NAME` and
- * `OCTET_EXTENSION_API_VERSION`, spec §1.5), send `console.*` to structured
+ * `OCTET_EXTENSION_API_VERSION`, docs/protocol-0.2.md §1.5), send `console.*` to structured
  * stderr from the moment the SDK is imported, so that printing at module top
  * level or before `run()` cannot reach stdout (fatal for octet). Elsewhere (a
  * test runner, a script that merely constructs an `Extension`) the console is

@@ -3,7 +3,7 @@ import { TestHost } from "octet-extension/testing";
 import { callRaw, DEFAULT_OPTIONAL, killAll, launch, requestsOf } from "./helpers.ts";
 
 /**
- * agent/* local validation at each boundary (spec §4.13, §7, §8.11; seed:
+ * agent/* local validation at each boundary (docs/protocol-0.2.md §4.13, §7, §8.11; seed:
  * task/profile names 1..=48 of [a-z0-9_-], 64-hex fingerprints, wait 1..=60,000 ms,
  * ≤ 128 KiB non-empty messages). An accepted value is sent as is; one past the
  * limit is an argument error ("arg" family: a plain Error, which a tool handler
@@ -206,7 +206,7 @@ beforeAll(async () => {
 });
 afterAll(killAll);
 
-describe("agent/* local validation boundaries (spec §4.13, §8.11; seed)", () => {
+describe("agent/* local validation boundaries (docs/protocol-0.2.md §4.13, §8.11; seed)", () => {
   test("both agent features were negotiated", () => {
     expect([...host.features]).toEqual(expect.arrayContaining(["agent_sessions", "agent_model_selection_v1"]));
   });
@@ -253,7 +253,7 @@ describe("agent/* local validation boundaries (spec §4.13, §8.11; seed)", () =
   });
 });
 
-describe("agent/* feature gates come after the argument checks (spec §8.11 order)", () => {
+describe("agent/* feature gates come after the argument checks (docs/protocol-0.2.md §8.11 order)", () => {
   test("without agent_sessions: an invalid argument is still an argument error; a valid call is -32601 naming agent_sessions", async () => {
     const bare = await launch();
     expect(bare.features.has("agent_sessions")).toBe(false);
@@ -297,7 +297,7 @@ describe("agent/* feature gates come after the argument checks (spec §8.11 orde
   });
 });
 
-describe("agent/* replies (spec §8.11: minimal shape checks → -32603; host errors re-raised as is)", () => {
+describe("agent/* replies (docs/protocol-0.2.md §8.11: minimal shape checks → -32603; host errors re-raised as is)", () => {
   test("malformed replies are -32603; host errors keep their code, message and data", async () => {
     const h = await launch({ offer: { optional: ["agent_sessions", "agent_model_selection_v1"] } });
     const cases: [Obj, string, unknown][] = [

@@ -3,7 +3,7 @@ import { TestHost } from "octet-extension/testing";
 import { callLine, killAll, launch, logsNamed, until } from "./helpers.ts";
 
 /**
- * Outstanding extension→host requests when the extension stops (spec §1.7,
+ * Outstanding extension→host requests when the extension stops (docs/protocol-0.2.md §1.7,
  * §8.5, §8.8; §5 -32000 texts). Requests a handler awaits are abandoned when
  * the handler's token is cancelled at the drain deadline ($/cancelRequest for
  * the child, then -32800 with the handler's reason); requests with no handler
@@ -98,7 +98,7 @@ describe("drain: reverse requests outstanding at the stop fail with -32000", () 
     const child = await host.waitForFrame((f) => f.method === "confirmation/request");
     const started = performance.now();
     const exited = host.closeStdin();
-    // Outstanding requests are not failed when EOF is read (spec §1.7): nothing yet ~0.5 s after EOF.
+    // Outstanding requests are not failed when EOF is read (docs/protocol-0.2.md §1.7): nothing yet ~0.5 s after EOF.
     await Bun.sleep(500);
     expect(backgroundFailures(host)).toEqual([]);
     expect(await exited).toBe(0);

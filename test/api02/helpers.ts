@@ -3,7 +3,7 @@ import { TestHost, type TestHostOptions } from "octet-extension/testing";
 /** The purpose-built API 0.2 fixture (test/fixtures/api02/fixture.ts). */
 export const FIXTURE = new URL("../fixtures/api02/octet-api02-fixture", import.meta.url).pathname;
 
-/** octet's default optional offer (spec §3.1). */
+/** octet's default optional offer (docs/protocol-0.2.md §3.1). */
 export const DEFAULT_OPTIONAL = ["request_progress", "artifacts", "lifecycle_events", "policy_intents", "dynamic_tools"];
 
 type Obj = Record<string, unknown>;

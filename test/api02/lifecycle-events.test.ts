@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { callRaw, DEFAULT_OPTIONAL, killAll, launch, logsNamed, payload, until } from "./helpers.ts";
 
 /**
- * Lifecycle notifications (spec §3.10, §8.1, §8.2 step 7/9, §8.3, §8.9, §10 76–77):
+ * Lifecycle notifications (docs/protocol-0.2.md §3.10, §8.1, §8.2 step 7/9, §8.3, §8.9, §10 76–77):
  * `on_lifecycle` accepts `turn_settled` or `turn/settled` and rejects unknown
  * names at registration; subscriptions return (sorted, slash names) through
  * protocol.lifecycle_events; subscribed methods — tool/* included — reach their
@@ -101,7 +101,7 @@ describe("lifecycle delivery", () => {
     expect((await lifecycleLog(host, 1)).map((r) => r.method)).toEqual(["turn/started"]);
     expect(log.length).toBe(1);
     expect(await host.shutdown()).toBe(0);
-    // A subscribed-but-unhandled method is ignored with a warning (spec §10 77 does not pin which of the two texts).
+    // A subscribed-but-unhandled method is ignored with a warning (docs/protocol-0.2.md §10 77 does not pin which of the two texts).
     const ignored = host.logs().filter((l) => l.method === "session/settled");
     expect(ignored.length).toBe(1);
     expect(ignored[0]).toMatchObject({ level: "warning" });
@@ -129,7 +129,7 @@ describe("lifecycle delivery", () => {
   });
 });
 
-describe("lifecycle callbacks are admitted work for the drain (spec §8.8 step 3, §1.7, §10 76)", () => {
+describe("lifecycle callbacks are admitted work for the drain (docs/protocol-0.2.md §8.8 step 3, §1.7, §10 76)", () => {
   test("shutdown while a callback runs: the ack is written only after it returns", async () => {
     const host = await launch();
     // The callback's 300 ms start after the extension reads the notification, so after this clock starts.

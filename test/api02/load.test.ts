@@ -5,7 +5,7 @@ import type { TestHost } from "octet-extension/testing";
 import { callLine, callRaw, killAll, launch, logsNamed, resultText, until } from "./helpers.ts";
 
 /**
- * Scheduling under load on API 0.2 (spec §7, §8.3, §8.10): admission is a
+ * Scheduling under load on API 0.2 (docs/protocol-0.2.md §7, §8.3, §8.10): admission is a
  * non-blocking counter of 64 admitted-but-unfinished requests (running +
  * queued); the 65th is answered -32000 "extension request queue is full" at
  * once and its handler never runs; a slot is freed when the reply is handed to

@@ -3,7 +3,7 @@ import { TestHost } from "octet-extension/testing";
 import { callRaw, DEFAULT_OPTIONAL, killAll, launch, payload, requestsOf } from "./helpers.ts";
 
 /**
- * policy/evaluate approval tokens (spec §4.9, §8.11): checks in order — intent
+ * policy/evaluate approval tokens (docs/protocol-0.2.md §4.9, §8.11): checks in order — intent
  * shape (arg); policy_intents (rpc -32601); token 64 lowercase hex (arg) and
  * approvals negotiated (rpc -32601); parent. A returned token must be 64
  * lowercase hex (rpc -32603), needs negotiated approvals (rpc -32601) and an

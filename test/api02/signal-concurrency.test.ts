@@ -5,10 +5,10 @@ import type { TestHost } from "octet-extension/testing";
 import { callLine, callRaw, killAll, launch, logsNamed, payload, resultText, until } from "./helpers.ts";
 
 /**
- * ctx.signal (spec §8.5: every admitted API 0.2 request has a cancellation
+ * ctx.signal (docs/protocol-0.2.md §8.5: every admitted API 0.2 request has a cancellation
  * token; $/cancelRequest cancels it, first reason wins, default "cancelled";
  * the reply is -32800 with the reason even if the handler then returns) and
- * negotiated concurrency (spec §8.1 accessor, §8.2 step 8: min(requested,
+ * negotiated concurrency (docs/protocol-0.2.md §8.1 accessor, §8.2 step 8: min(requested,
  * local max 8), `limits.max_concurrent_requests` defaulting to 1).
  */
 

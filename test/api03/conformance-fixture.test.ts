@@ -1,5 +1,5 @@
 /**
- * The conformance fixture's API 0.3 mode (shared/spec/conformance-fixture.md §10),
+ * The conformance fixture's API 0.3 mode (docs/conformance-fixture.md §10),
  * driven with raw canonical frames over pipes; expected frames are byte-exact.
  */
 import { describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-/** The test host's manifest reader on API 0.3 (shared/spec/api-0.4.md §3). */
+/** The test host's manifest reader on API 0.3 (docs/protocol-0.3.md §7). */
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -3,12 +3,12 @@ import { loadManifest, temporaryDirectory } from "octet-extension/testing";
 import { pathWithBun, planLaunch } from "../../src/testing/launch.ts";
 
 const dir = (name: string) => new URL(`../fixtures/conformance/${name}/octet-conformance-fixture`, import.meta.url).pathname;
-/** The conformance fixture's 0.3 manifest (conformance-fixture.md §10.2) and its two variants. */
+/** The conformance fixture's 0.3 manifest (docs/conformance-fixture.md §10.2) and its two variants. */
 export const V03 = dir("v03");
 export const V03_NO_HOOKS = dir("v03-no-hooks");
 export const V03_NO_PROVIDERS = dir("v03-no-providers");
 
-/** Canonical text as conformance-fixture.md §7.1 defines `canon` (members by code point). */
+/** Canonical text as docs/conformance-fixture.md §7.1 defines `canon` (members by code point). */
 export function canon(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canon).join(",")}]`;
   if (value !== null && typeof value === "object") {
@@ -124,7 +124,7 @@ export class RawExtension {
   }
 }
 
-/** octet's fixture offer (`initialize-request.json`), as conformance-fixture.md §10.3 describes it. */
+/** octet's fixture offer (`initialize-request.json`), as docs/conformance-fixture.md §10.3 describes it. */
 export function defaultOffer(): Record<string, any> {
   return {
     encoding: "octet-canonical-json-v1",
@@ -150,7 +150,7 @@ export function defaultOffer(): Record<string, any> {
   };
 }
 
-/** The initialize params the harness sends (conformance-fixture.md §10.3) for `manifestDir`. */
+/** The initialize params the harness sends (docs/conformance-fixture.md §10.3) for `manifestDir`. */
 export function initializeParams(extension: RawExtension, manifestDir: string, contract = defaultOffer()): Record<string, any> {
   const manifest = loadManifest(manifestDir);
   return {
@@ -174,7 +174,7 @@ export async function initialized(manifestDir = V03, contract = defaultOffer()):
   return { ext, reply };
 }
 
-/** `TEXT(t)` of conformance-fixture.md §10.4, as the exact reply line for `id`. */
+/** `TEXT(t)` of docs/conformance-fixture.md §10.4, as the exact reply line for `id`. */
 export const textReply = (id: number | string, text: string, isError = false, metadata: unknown = null) =>
   canon({ id, jsonrpc: "2.0", result: { content: [{ text, type: "text" }], is_error: isError, metadata } });
 

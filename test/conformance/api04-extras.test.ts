@@ -1,5 +1,5 @@
 /**
- * The conformance fixture's API 0.4 extras (shared/spec/conformance-fixture.md §9),
+ * The conformance fixture's API 0.4 extras (docs/conformance-fixture.md §9),
  * process level: with a 0.4 manifest that sets `contributes.menu` and lists the
  * `flags` tool, initialize succeeds, `flags` reports `initialize.flag_values` as
  * received, and `menu/collect` answers the fixed menu. Without them, neither exists.

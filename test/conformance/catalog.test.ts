@@ -4,7 +4,7 @@ import { error, fixture, text, NEGOTIATED } from "./helpers.ts";
 
 const catalogOffer = { offer: { optional: ["dynamic_tools"] } };
 for (const [api, V] of NEGOTIATED) {
-  describe(`API ${api}: conformance fixture: dynamic tool catalogs (4.4; spec §8.7, §10 70–75)`, () => {
+  describe(`API ${api}: conformance fixture: dynamic tool catalogs (4.4; docs/protocol-0.2.md §8.7, §10 70–75)`, () => {
     test("register → revision 1; the staged revision dispatches before the ack; older revisions keep their handlers", async () => {
       const host = await fixture(V, catalogOffer);
       let release!: () => void;

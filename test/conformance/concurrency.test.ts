@@ -6,7 +6,7 @@ const call = (id: number | string, name: string, args: object = {}) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tool/call", params: { name, arguments: args, context: {} } });
 const notification = (method: string, params: object) => JSON.stringify({ jsonrpc: "2.0", method, params });
 for (const [api, V] of NEGOTIATED) {
-  describe(`API ${api}: conformance fixture: concurrency, admission, cancellation (R4–R6; spec §10 49–56, 61, 83)`, () => {
+  describe(`API ${api}: conformance fixture: concurrency, admission, cancellation (R4–R6; docs/protocol-0.2.md §10 49–56, 61, 83)`, () => {
     test("rendezvous of 4 parties completes under the negotiated concurrency of 4", async () => {
       const host = await fixture(V);
       const calls = [1, 2, 3, 4].map(() => host.callTool("rendezvous", { key: "k", parties: 4 }));
@@ -133,7 +133,7 @@ for (const [api, V] of NEGOTIATED) {
     });
   });
 
-  describe(`API ${api}: conformance fixture: progress (R7; spec §10 57, 58)`, () => {
+  describe(`API ${api}: conformance fixture: progress (R7; docs/protocol-0.2.md §10 57, 58)`, () => {
     test("two concurrent calls each get sequences [1,2,…] with exactly the specified events", async () => {
       const host = await fixture(V);
       const [a, b] = await Promise.all([host.callTool("progress", { steps: 2, output: true }), host.callTool("progress", { steps: 2 })]);

@@ -22,7 +22,7 @@ function installWithEnv(env: Record<string, string>): string {
   return dir;
 }
 
-describe("conformance fixture: lifecycle notifications (R12; spec §10 76, 77)", () => {
+describe("conformance fixture: lifecycle notifications (R12; docs/protocol-0.2.md §10 76, 77)", () => {
   test("subscribed methods reach the handlers, never answered; others are ignored with a warning", async () => {
     const host = await fixture();
     host.lifecycle("turn/started", { session_id: "s", run_id: "r", turn_id: "t1" });
@@ -47,7 +47,7 @@ describe("conformance fixture: lifecycle notifications (R12; spec §10 76, 77)",
   });
 });
 
-describe("conformance fixture: presentation (R11; spec §10 78)", () => {
+describe("conformance fixture: presentation (R11; docs/protocol-0.2.md §10 78)", () => {
   test("inside a handler the snapshot carries the parent; with owner the triple and no parent; revisions must increase", async () => {
     const host = await fixture();
     const id = host.peekNextId();
@@ -76,7 +76,7 @@ describe("conformance fixture: presentation (R11; spec §10 78)", () => {
   });
 });
 
-describe("conformance fixture: shutdown and EOF on API 0.2 (R13; spec §10 79–82)", () => {
+describe("conformance fixture: shutdown and EOF on API 0.2 (R13; docs/protocol-0.2.md §10 79–82)", () => {
   test("shutdown with drain_timeout_ms 0 cancels running work with reason shutdown before the ack; the hook runs first", async () => {
     const scratch = temporaryDirectory("fixture-scratch-");
     const host = await fixture(V02, { scratch });

@@ -5,7 +5,7 @@ import { error, fixture, FULL_OFFER, text, V01, NEGOTIATED } from "./helpers.ts"
 /** Extension→host requests (frames with a method and an id). */
 const requests = (host: TestHost, method: string) => host.extensionFrames().filter((f) => f.method === method && "id" in f);
 for (const [api, V] of NEGOTIATED) {
-  describe(`API ${api}: conformance fixture: host services (4.2, 4.3; spec §10 57–69)`, () => {
+  describe(`API ${api}: conformance fixture: host services (4.2, 4.3; docs/protocol-0.2.md §10 57–69)`, () => {
     test("notify and confirm carry the right params; 0.2 confirm carries the parent, 0.1 confirm a numeric id and no parent", async () => {
       const host = await fixture(V);
       host.onRequest("confirmation/request", () => ({ confirmed: true }));

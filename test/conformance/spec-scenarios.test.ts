@@ -1,6 +1,6 @@
 /**
  * Process-level tests (a real extension over pipes, driven by the test host)
- * for spec §10 scenarios that had no, or only in-process, coverage.
+ * for docs/protocol-0.2.md §10 scenarios that had no, or only in-process, coverage.
  * Fixture: test/fixtures/spec-scenarios/ (one fixture.ts, one manifest per mode).
  */
 import { describe, expect, test } from "bun:test";
@@ -43,7 +43,7 @@ const errorOf = (reply: Record<string, unknown>) => reply.error as Obj;
 const framesWithId = (host: TestHost, id: unknown) => host.extensionFrames().filter((f) => !("method" in f) && f.id === id);
 const frames = (host: TestHost, method: string) => host.extensionFrames().filter((f) => f.method === method);
 
-/** Octet 0.8.0's extra API 0.2 offer (spec §3.1), unconditional part. */
+/** Octet 0.8.0's extra API 0.2 offer (docs/protocol-0.2.md §3.1), unconditional part. */
 const OCTET_080_EXTRAS = [
   "progress_decoration", "runtime_commands", "semantic_ui", "editor_handoff", "terminal_input", "autocomplete",
   "dynamic_tool_renderers", "composer", "shortcuts", "session_entries", "message_injection", "lifecycle_events_v2",
@@ -57,7 +57,7 @@ const SNAPSHOT = (revision: number) => ({
   actions: [{ id: "stop", label: "Stop worker", command: "workers", arguments: ["stop"], destructive: true }],
 });
 
-describe("spec §10 initialization scenarios, process level", () => {
+describe("docs/protocol-0.2.md §10 initialization scenarios, process level", () => {
   test("§10 11: features echoed in offer order (unknown optional dropped), limits min(12, local 2), handler registered as turn_settled subscribes turn/settled", async () => {
     const scratch = scratchDir();
     const host = await fixture(MAIN, { scratch, offer: { optional: [...DEFAULT_OPTIONAL_FEATURES, "future_optional_feature"], maxConcurrentRequests: 12 } }, false);
@@ -120,7 +120,7 @@ describe("spec §10 initialization scenarios, process level", () => {
     const host = await fixture(MAIN, { octetVersion: "0.8.0", offer: { optional: [...DEFAULT_OPTIONAL_FEATURES, ...OCTET_080_EXTRAS] } }, false);
     const protocol = (await host.initialize()).protocol as Obj;
     for (const feature of ["runtime_commands", "composer", "shortcuts", "semantic_ui", "model_catalog"]) expect(protocol.features).not.toContain(feature);
-    // Only progress_decoration of the octet additions is supported by the SDK (spec §3.1).
+    // Only progress_decoration of the octet additions is supported by the SDK (docs/protocol-0.2.md §3.1).
     expect(protocol.features).toEqual([
       "request_cancellation", "content_parts", "request_progress", "artifacts", "lifecycle_events", "policy_intents", "dynamic_tools", "progress_decoration",
     ]);
@@ -154,7 +154,7 @@ describe("spec §10 initialization scenarios, process level", () => {
   });
 });
 
-describe("spec §10 results and limits, process level", () => {
+describe("docs/protocol-0.2.md §10 results and limits, process level", () => {
   test("§10 31: maxMessageBytes 512, tool returns 600 × x → exactly one reply, -32603 'exceeds 512 bytes' (never -32800); the stream stays usable", async () => {
     const host = await fixture(LIMIT512, {}, false);
     // The whole exchange must fit the 512-byte limit, so the initialize is compact.
@@ -227,7 +227,7 @@ describe("spec §10 results and limits, process level", () => {
   });
 });
 
-describe("spec §10 cancellation scenarios, process level", () => {
+describe("docs/protocol-0.2.md §10 cancellation scenarios, process level", () => {
   test("§10 51: cancel of a handler waiting on its token → exactly the -32800 reply; the ambient request id inside was 10", async () => {
     const host = await fixture(MAIN);
     host.sendRaw(call(10, "ambient"));
@@ -273,7 +273,7 @@ describe("spec §10 cancellation scenarios, process level", () => {
   });
 });
 
-describe("spec §10 host services outside and inside handlers, process level", () => {
+describe("docs/protocol-0.2.md §10 host services outside and inside handlers, process level", () => {
   test("§10 64: API 0.1 tool calls request_input → the call fails -32601; no input/request frame", async () => {
     const host = await fixture(V01);
     const reply = await host.request("tool/call", { name: "input_uncaught", arguments: {}, context: host.executionContext() });
@@ -329,7 +329,7 @@ describe("spec §10 host services outside and inside handlers, process level", (
   });
 });
 
-describe("spec §10 presentation, process level", () => {
+describe("docs/protocol-0.2.md §10 presentation, process level", () => {
   test("§10 78: outside a handler → snapshot only (no parent, no owner); revision 0 again and 2^53 are local errors that write nothing", async () => {
     const host = await fixture(MAIN);
     host.lifecycle("turn/settled", { action: "present", revision: 0, turn_id: "p0" });
@@ -387,7 +387,7 @@ describe("spec §10 presentation, process level", () => {
   });
 });
 
-describe("spec §10 shutdown, process level", () => {
+describe("docs/protocol-0.2.md §10 shutdown, process level", () => {
   test("§10 76: turn/settled reaches the handler with its params and writes nothing; the shutdown reply waits until the handler returns", async () => {
     const scratch = scratchDir();
     const host = await fixture(MAIN, { scratch });

@@ -1,4 +1,4 @@
-/** Native-host §18 scenarios 40–56: framing faults, process faults and cancellation, against the double. */
+/** docs/native-host-protocol.md §18 scenarios 40–56: framing faults, process faults and cancellation, against the double. */
 import { describe, expect, test } from "bun:test";
 import { Cancelled, HostExited, HostUnavailable, ProtocolViolation, Timeout } from "octet-native-host";
 import type { Step } from "octet-native-host/testing";

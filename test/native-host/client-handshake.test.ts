@@ -1,4 +1,4 @@
-/** Native-host §18 scenarios 1–12: launch and handshake, against the double. */
+/** docs/native-host-protocol.md §18 scenarios 1–12: launch and handshake, against the double. */
 import { describe, expect, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

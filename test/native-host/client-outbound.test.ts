@@ -1,4 +1,4 @@
-/** Native-host §18 scenarios 57–61: what the client refuses to send (the double records what it receives). */
+/** docs/native-host-protocol.md §18 scenarios 57–61: what the client refuses to send (the double records what it receives). */
 import { describe, expect, test } from "bun:test";
 import { HostUnavailable, InvalidRequest, type RunParams } from "octet-native-host";
 import { launchDouble, rejectionOf } from "./client-helpers.ts";

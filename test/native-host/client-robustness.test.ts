@@ -1,5 +1,5 @@
 /**
- * Client robustness beyond the §18 list: exits hidden by an open stdout,
+ * Client robustness beyond the scenario list of docs/native-host-protocol.md §18: exits hidden by an open stdout,
  * cancellation ownership, buffering and backpressure, secrets in stderr tails,
  * and what may never be written.
  */

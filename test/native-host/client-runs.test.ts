@@ -1,4 +1,4 @@
-/** Native-host §18 scenarios 13–39: models and run lifecycles, against the double. */
+/** docs/native-host-protocol.md §18 scenarios 13–39: models and run lifecycles, against the double. */
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

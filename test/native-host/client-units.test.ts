@@ -78,7 +78,7 @@ describe("request tracker", () => {
     }
   });
 
-  test("run order: open, accepted, started, settled, terminal (spec §8)", () => {
+  test("run order: open, accepted, started, settled, terminal (docs/native-host-protocol.md §8)", () => {
     expect(feed(["model_delta", { channel: "text", text: "x" }])).toBe("a run must open with accepted or a terminal event, not model_delta (seq 1)");
     expect(feed(["started", { model: "m" }])).toContain("a run must open with accepted");
     expect(feed(["accepted", ACCEPTED], ["accepted", ACCEPTED])).toBe("accepted twice (seq 2)");
@@ -101,7 +101,7 @@ describe("request tracker", () => {
     expect(feed(["accepted", ACCEPTED], ["settled", { status: "error", head: "", error: "x" }], ["final_result", FINAL])).toBe("ok");
   });
 
-  test("run_id and session_id rules (spec §7.1, §15.8)", () => {
+  test("run_id and session_id rules (docs/native-host-protocol.md §7.1, §15.8)", () => {
     const t = new RequestTracker("run", "req-1", "run-1", "s-1");
     expect(t.check({ protocol_version: 1, request_id: "req-1", seq: 1, type: "protocol_error", data: { error: "x" }, session_id: "s-2" }).ok).toBe(false);
     const u = new RequestTracker("run", "req-1", "run-1", "s-1");

@@ -1,7 +1,7 @@
 /**
  * The host double (`native-host/bin/octet-host-double`) itself, at the process level:
  * raw bytes over pipes, no client library. What it must do is spec
- * native-host §2–§13 and §17; `native-host/host-double/scenario.ts` defines
+ * docs/native-host-protocol.md §2–§13 and §17; `native-host/host-double/scenario.ts` defines
  * its scripts.
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test";

@@ -7,7 +7,7 @@ import { unixLauncher } from "../../codegen/unix-launcher.ts";
 import { TestHost } from "octet-extension/testing";
 
 /**
- * conformance-fixture.md §3: the harness also runs the fixture compiled with
+ * docs/conformance-fixture.md §3: the harness also runs the fixture compiled with
  * the project's build. This compiles test/fixtures/conformance/fixture.ts once
  * with `octet-extension build`'s compile step (`compileStandalone`: `bun build
  * --compile --bytecode --minify`, no workspace .env/bunfig, plain compile as
@@ -59,7 +59,7 @@ async function start(api: "0.1" | "0.2"): Promise<TestHost> {
   return host;
 }
 
-describe("conformance fixture, compiled with the project's build (conformance-fixture.md §3)", () => {
+describe("conformance fixture, compiled with the project's build (docs/conformance-fixture.md §3)", () => {
   test("the bundle is a tiny staged wrapper plus a standalone executable that is not staged", () => {
     const dir = bundles["0.2"];
     expect(statSync(join(dir, "extension")).size).toBeLessThan(1024);

@@ -4,7 +4,7 @@ import { expectFatal, startRaw } from "../fixtures/testing/raw.ts";
 
 /**
  * octet aborts the connection as soon as the buffered stdout line — a CR
- * included, the LF excluded — reaches 1,048,576 bytes (spec §1.2). The largest
+ * included, the LF excluded — reaches 1,048,576 bytes (docs/protocol-0.2.md §1.2). The largest
  * accepted frame is 1,048,575 bytes + LF, or 1,048,574 bytes + CR + LF.
  */
 const LIMIT = 1_048_576;

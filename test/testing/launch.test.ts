@@ -32,7 +32,7 @@ const HOST_ENV = {
   DISPLAY: ":0",
 };
 
-describe("test host launch (spec §1.5): environment", () => {
+describe("test host launch (docs/protocol-0.2.md §1.5): environment", () => {
   test("the environment is cleared: passthrough names, [entrypoint].env, brokered names, then OCTET_* (which win)", async () => {
     const workspace = realpathSync(tempDir("octet-ws-"));
     const { host, report: r } = await report(ENV_REPORT, { env: HOST_ENV, workspace });
@@ -88,7 +88,7 @@ describe("test host launch (spec §1.5): environment", () => {
   });
 });
 
-describe("test host launch (spec §1.5): staging, arguments, working directory", () => {
+describe("test host launch (docs/protocol-0.2.md §1.5): staging, arguments, working directory", () => {
   test("only the entry file is staged, into a private 0700 directory, and run from there; removed after exit", async () => {
     const { host, report: r } = await report(ENV_REPORT);
     const staged = r.argv[0]!;

@@ -36,7 +36,7 @@ function refusal(text: string): string {
 const set = (key: string, value: string) => BASE.replace(new RegExp(`^${key} = .*$`, "m"), `${key} = ${value}`);
 const drop = (key: string) => BASE.replace(new RegExp(`^${key} = .*\\n`, "m"), "");
 
-describe("loadManifest: octet's extension.toml rules (spec §2)", () => {
+describe("loadManifest: octet's extension.toml rules (docs/protocol-0.2.md §2)", () => {
   test("a good manifest loads, with defaults filled in; a directory or the file path both work", () => {
     const dir = manifest(BASE);
     const m = loadManifest(dir);

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { HostViolation, TestHost } from "octet-extension/testing";
 import { emit, expectFatal, rejection, startRaw } from "../fixtures/testing/raw.ts";
 
-/** Each case: raw frames the extension writes during a tool call, and the violation octet reports (spec §1.9). */
+/** Each case: raw frames the extension writes during a tool call, and the violation octet reports (docs/protocol-0.2.md §1.9). */
 type Case = [title: string, lines: string[], message: string | RegExp];
 
 async function fatalCase(lines: string[], message: string | RegExp, options: Parameters<typeof startRaw>[0] = {}, hostOptions: Parameters<typeof startRaw>[1] = {}) {
@@ -11,7 +11,7 @@ async function fatalCase(lines: string[], message: string | RegExp, options: Par
   return host;
 }
 
-describe("test host: stdout that is not a JSON-RPC 2.0 object is fatal (spec §1.3, §1.9)", () => {
+describe("test host: stdout that is not a JSON-RPC 2.0 object is fatal (docs/protocol-0.2.md §1.3, §1.9)", () => {
   const cases: Case[] = [
     ["plain text", ["hello world"], "non-JSON on stdout: hello world"],
     ["truncated JSON", ['{"jsonrpc":"2.0",'], 'non-JSON on stdout: {"jsonrpc":"2.0",'],
@@ -36,7 +36,7 @@ describe("test host: stdout that is not a JSON-RPC 2.0 object is fatal (spec §1
   });
 });
 
-describe("test host: frames before the initialize reply (spec §1.6)", () => {
+describe("test host: frames before the initialize reply (docs/protocol-0.2.md §1.6)", () => {
   test("a notification written before the initialize response rejects initialize() with HostViolation", async () => {
     const host = await startRaw({ rawCase: "preinit", contributes: ["notifications = true"] }, {}, false);
     await expectFatal(host, host.initialize(), "extension sent notification before its initialize response");
@@ -50,7 +50,7 @@ describe("test host: frames before the initialize reply (spec §1.6)", () => {
   });
 });
 
-describe("test host: malformed responses to host requests (spec §1.4, §1.9)", () => {
+describe("test host: malformed responses to host requests (docs/protocol-0.2.md §1.4, §1.9)", () => {
   const cases: Case[] = [
     ["a string id", ['{"jsonrpc":"2.0","id":"$ID","result":{}}'], "response requires a numeric id"],
     ["a negative id", ['{"jsonrpc":"2.0","id":-1,"result":{}}'], "response requires a numeric id"],
@@ -77,7 +77,7 @@ describe("test host: malformed responses to host requests (spec §1.4, §1.9)", 
   });
 });
 
-describe("test host: notifications the manifest does not allow or that do not match the schema (spec §4.1, §4.3, §4.4)", () => {
+describe("test host: notifications the manifest does not allow or that do not match the schema (docs/protocol-0.2.md §4.1, §4.3, §4.4)", () => {
   const note = (method: string, params: unknown) => JSON.stringify({ jsonrpc: "2.0", method, params });
   test("notification without contributes.notifications", () =>
     fatalCase([note("notification", { message: "hi" })], "notification without contributes.notifications"));
@@ -118,7 +118,7 @@ describe("test host: notifications the manifest does not allow or that do not ma
   });
 });
 
-describe("test host: confirmation/request rules (spec §4.2, §1.9)", () => {
+describe("test host: confirmation/request rules (docs/protocol-0.2.md §4.2, §1.9)", () => {
   const confirm = (id: unknown, params: Record<string, unknown>) => JSON.stringify({ jsonrpc: "2.0", id, method: "confirmation/request", params });
   test("without contributes.confirmations", () => fatalCase([confirm("c-1", { prompt: "ok?" })], "confirmation/request without contributes.confirmations"));
   test("without an id (sent as a notification)", () =>
@@ -145,7 +145,7 @@ describe("test host: confirmation/request rules (spec §4.2, §1.9)", () => {
   });
 });
 
-describe("test host: feature-gated messages without the negotiated feature (spec §1.9, §3.1)", () => {
+describe("test host: feature-gated messages without the negotiated feature (docs/protocol-0.2.md §1.9, §3.1)", () => {
   const noProgress = { offer: { optional: ["artifacts", "lifecycle_events", "policy_intents", "dynamic_tools"] } };
   test("$/progress on 0.2 when request_progress was not offered", () =>
     fatalCase(['{"jsonrpc":"2.0","method":"$/progress","params":{"request_id":$ID,"sequence":1,"event":{"type":"status","message":"m"}}}'], "$/progress without negotiated request_progress", { api: "0.2" }, noProgress));
@@ -167,7 +167,7 @@ describe("test host: feature-gated messages without the negotiated feature (spec
   });
 });
 
-describe("test host: extension request ids and outstanding bounds (spec §1.4, §1.9)", () => {
+describe("test host: extension request ids and outstanding bounds (docs/protocol-0.2.md §1.4, §1.9)", () => {
   const hold = (id: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method: "test/hold", params: {} });
 
   test("an id reused while outstanding", async () => {
@@ -227,7 +227,7 @@ describe("test host: shutdown() health", () => {
   }, 10_000);
 });
 
-describe("test host: EOF in the middle of a line (spec §1.9) and closeStdin() health", () => {
+describe("test host: EOF in the middle of a line (docs/protocol-0.2.md §1.9) and closeStdin() health", () => {
   test("exiting after half a frame rejects the pending call with HostViolation", async () => {
     const host = await startRaw();
     await expectFatal(host, emit(host, ['{"jsonrpc":"2.0","method":"notif'], { newline: false, reply: false, exit: 0 }), "EOF in the middle of a stdout line");

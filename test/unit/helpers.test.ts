@@ -12,7 +12,7 @@ const outcome = async (fn: () => Promise<unknown>) => {
   }
 };
 
-describe("helper local checks (spec §8.11): the right error family, nothing written", () => {
+describe("helper local checks (docs/protocol-0.2.md §8.11): the right error family, nothing written", () => {
   test("ambient request id and cancellation inside a handler; none outside", async () => {
     let seen: unknown[] = [];
     const h = await inProcess((ext) => ext.tool({ name: "ambient", description: "d" }, () => ((seen = [currentRequestId(), currentCancellation() !== undefined]), "ok")));

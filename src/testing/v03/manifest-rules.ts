@@ -1,5 +1,5 @@
 /**
- * `[contributes]` on API 0.3 as octet takes it (shared/spec/api-0.4.md §3;
+ * `[contributes]` on API 0.3 as octet takes it (docs/protocol-0.3.md §7;
  * `negotiation.rs` `negotiate_api_v03_contributions`): tools, flags, the
  * session_start/session_end hook pair (both or neither) and `providers`;
  * everything else 0.2 and 0.4 have is refused.

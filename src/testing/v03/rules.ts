@@ -1,6 +1,6 @@
 /**
- * What the test host holds an API 0.3 extension's frames to (shared/spec/api-0.4.md
- * §2.3, octet `negotiation.rs`, `api_v03.mjs`). The facts are restated here
+ * What the test host holds an API 0.3 extension's frames to (docs/protocol-0.3.md,
+ * octet `negotiation.rs`, `api_v03.mjs`). The facts are restated here
  * rather than imported from the runtime, so that a runtime mistake is caught.
  */
 import { isObject, type JsonRecord } from "../../check.ts";
