@@ -225,7 +225,7 @@ export class FrameWriter {
   private finish(): void {
     this.flushing = false;
     if (this.writableWaiters.length > 0) for (const check of this.writableWaiters.splice(0)) check();
-    for (const resolve of this.idle.splice(0)) resolve();
+    if (this.idle.length > 0) for (const resolve of this.idle.splice(0)) resolve();
   }
 
   /** After the first flush: switch the sink if asked, then write straight through. */

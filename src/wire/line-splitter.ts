@@ -125,12 +125,13 @@ export class TextLineSplitter {
     if (text === undefined) return 0;
     let start = 0;
     for (;;) {
-      const lf = text.indexOf("\n", start);
-      let end = lf === -1 ? last : lf;
+      let lf = text.indexOf("\n", start);
+      if (lf === -1) lf = last;
+      let end = lf;
       if (end > start && text.charCodeAt(end - 1) === 13) end--;
       if (end - start > this.limit) emit({ kind: "oversize" });
       else emit({ kind: "text", text: text.slice(start, end) });
-      if (lf === -1) return last + 1;
+      if (lf === last) return last + 1;
       start = lf + 1;
     }
   }
