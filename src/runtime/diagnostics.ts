@@ -6,6 +6,7 @@
  * part summarising the first eight, for the model and for hosts that ignore
  * the metadata.
  */
+import { isObject } from "../check.ts";
 
 /** Where a diagnostic points: a half-open byte span in a workspace file (at a revision), a blob or an artifact. */
 export interface DiagnosticLocation {
@@ -49,8 +50,6 @@ const MAX_ATTACHMENTS = 16;
 const SUMMARY_DIAGNOSTICS = 8;
 const SUMMARY_BYTES = 4096;
 
-type Obj = Record<string, unknown>;
-const isObj = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 const bytes = (text: string) => Buffer.byteLength(text);
 
 /**
@@ -97,7 +96,7 @@ export function diagnosticSummary(diagnostics: readonly Diagnostic[]): string {
 }
 
 function diagnosticProblem(d: unknown): string | undefined {
-  if (!isObj(d)) return "must be an object";
+  if (!isObject(d)) return "must be an object";
   const extra = Object.keys(d).find((k) => !["severity", "code", "message", "primary", "related", "fixes", "attachments"].includes(k));
   if (extra) return `unknown key ${JSON.stringify(extra)}`;
   for (const key of ["primary", "related", "fixes", "attachments"]) if (key in d && (d[key] === null || d[key] === undefined)) return `${key} must be omitted, not null`;
@@ -112,7 +111,7 @@ function diagnosticProblem(d: unknown): string | undefined {
   if ("related" in d) {
     if (!Array.isArray(d.related) || d.related.length > MAX_RELATED) return `related must be an array of at most ${MAX_RELATED}`;
     for (const related of d.related) {
-      if (!isObj(related) || Object.keys(related).some((k) => k !== "message" && k !== "location")) return "related entries are {message, location}";
+      if (!isObject(related) || Object.keys(related).some((k) => k !== "message" && k !== "location")) return "related entries are {message, location}";
       const problem = displayText(related.message, "related message", MAX_TEXT_BYTES, false) ?? locationProblem(related.location);
       if (problem) return `related: ${problem}`;
     }
@@ -120,12 +119,12 @@ function diagnosticProblem(d: unknown): string | undefined {
   if ("fixes" in d) {
     if (!Array.isArray(d.fixes) || d.fixes.length > MAX_FIXES) return `fixes must be an array of at most ${MAX_FIXES}`;
     for (const fix of d.fixes) {
-      if (!isObj(fix) || Object.keys(fix).some((k) => k !== "title" && k !== "edits")) return "fixes are {title, edits}";
+      if (!isObject(fix) || Object.keys(fix).some((k) => k !== "title" && k !== "edits")) return "fixes are {title, edits}";
       const title = displayText(fix.title, "fix title", MAX_TEXT_BYTES, false);
       if (title) return title;
       if (!Array.isArray(fix.edits) || fix.edits.length < 1 || fix.edits.length > MAX_EDITS) return `a fix needs 1 to ${MAX_EDITS} edits`;
       for (const edit of fix.edits) {
-        if (!isObj(edit) || Object.keys(edit).some((k) => k !== "location" && k !== "replacement")) return "edits are {location, replacement}";
+        if (!isObject(edit) || Object.keys(edit).some((k) => k !== "location" && k !== "replacement")) return "edits are {location, replacement}";
         const problem = locationProblem(edit.location) ?? displayText(edit.replacement, "replacement", MAX_REPLACEMENT_BYTES, true);
         if (problem) return `fix edit: ${problem}`;
         if ((edit.location as DiagnosticLocation).source.kind !== "workspace") return "a fix may only edit workspace files";
@@ -135,7 +134,7 @@ function diagnosticProblem(d: unknown): string | undefined {
   if ("attachments" in d) {
     if (!Array.isArray(d.attachments) || d.attachments.length > MAX_ATTACHMENTS) return `attachments must be an array of at most ${MAX_ATTACHMENTS}`;
     for (const attachment of d.attachments) {
-      if (!isObj(attachment) || Object.keys(attachment).some((k) => !["kind", "id", "label"].includes(k))) return "attachments are {kind, id, label?}";
+      if (!isObject(attachment) || Object.keys(attachment).some((k) => !["kind", "id", "label"].includes(k))) return "attachments are {kind, id, label?}";
       if (attachment.kind !== "blob" && attachment.kind !== "artifact") return 'attachment kind must be "blob" or "artifact"';
       if (typeof attachment.id !== "string" || !OPAQUE_ID.test(attachment.id)) return "attachment id must be 1-128 printable ASCII characters without spaces";
       if ("label" in attachment) {
@@ -148,9 +147,9 @@ function diagnosticProblem(d: unknown): string | undefined {
 }
 
 function locationProblem(location: unknown): string | undefined {
-  if (!isObj(location) || Object.keys(location).some((k) => k !== "source" && k !== "span")) return "a location is {source, span}";
+  if (!isObject(location) || Object.keys(location).some((k) => k !== "source" && k !== "span")) return "a location is {source, span}";
   const { source, span } = location;
-  if (!isObj(source)) return "source must be an object";
+  if (!isObject(source)) return "source must be an object";
   if (source.kind === "workspace") {
     if (Object.keys(source).some((k) => !["kind", "path", "revision"].includes(k))) return "a workspace source is {kind, path, revision}";
     const path = workspacePathProblem(source.path);
@@ -160,7 +159,7 @@ function locationProblem(location: unknown): string | undefined {
     if (Object.keys(source).some((k) => k !== "kind" && k !== "id")) return `a ${source.kind} source is {kind, id}`;
     if (typeof source.id !== "string" || !OPAQUE_ID.test(source.id)) return "source id must be 1-128 printable ASCII characters without spaces";
   } else return 'source kind must be "workspace", "blob" or "artifact"';
-  if (!isObj(span) || Object.keys(span).some((k) => k !== "start_byte" && k !== "end_byte")) return "span is {start_byte, end_byte}";
+  if (!isObject(span) || Object.keys(span).some((k) => k !== "start_byte" && k !== "end_byte")) return "span is {start_byte, end_byte}";
   const { start_byte: start, end_byte: end } = span;
   if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || (start as number) < 0 || (end as number) < 0) return "span offsets must be non-negative safe integers";
   if ((start as number) > (end as number)) return "span start_byte must not exceed end_byte";
