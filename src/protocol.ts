@@ -13,7 +13,7 @@ export { checkOutputSchema } from "./output-schema.ts";
 /** The variable the kit's `#!/bin/sh` launchers name the real stdout's descriptor in, as `FD:PID` (not octet's; `src/wire/protocol-descriptor.ts`). */
 export const PROTOCOL_FD_VARIABLE = "OCTET_EXTENSION_PROTOCOL_FD";
 
-// Names (spec §2) ---------------------------------------------------------
+// Names (docs/protocol-0.2.md §2) ---------------------------------------------------------
 
 /** An extension name. */
 export const NAME = /^[a-z][a-z0-9-]{0,63}$/;
@@ -24,7 +24,7 @@ export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** A SemVer 2.0 version. */
 export const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
-// Manifest values (spec §2) -----------------------------------------------
+// Manifest values (docs/protocol-0.2.md §2) -----------------------------------------------
 
 /** Keys of `[capabilities]`, in the order messages list them. */
 export const CAPABILITY_KEYS = ["filesystem", "process", "network", "secrets", "environment", "system_prompt"] as const;
@@ -33,7 +33,7 @@ export const FILESYSTEM_ACCESS = ["none", "workspace", "unrestricted"] as const;
 /** UI surfaces a status provider contributes to. */
 export const SURFACES = ["status", "header", "footer"] as const;
 
-// Hooks and lifecycle events (spec §3, §4.14) ------------------------------
+// Hooks and lifecycle events (docs/protocol-0.2.md §3.4, §3.10) ------------------------------
 
 /** Hooks of API 0.1 (also in 0.2). */
 export const LEGACY_HOOKS = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"] as const;
@@ -108,7 +108,7 @@ export function negotiatesFeatures(api: string): api is "0.2" | "0.4" {
   return api === "0.2" || api === "0.4";
 }
 
-// API 0.2 features (spec §8.2) ---------------------------------------------
+// API 0.2 features (docs/protocol-0.2.md §8.2) ---------------------------------------------
 
 /** Every API 0.2 feature (octet 0.8.0's set); this runtime implements all of them. */
 export const API02_FEATURES = [
@@ -134,7 +134,7 @@ export const API04_FEATURES = [
   "tool_prompt_metadata_v1",
   "cache_warming_decision",
   "compaction_strategy",
-  // octet offers these to 0.2 as well; octet 0.8.0's 0.2 must not see them selected (spec §3.1), so only 0.4 selects them.
+  // octet offers these to 0.2 as well; octet 0.8.0's 0.2 must not see them selected (docs/protocol-0.2.md §3.1), so only 0.4 selects them.
   "composer",
   "session_entries",
   "message_injection",
@@ -211,7 +211,7 @@ export type HostMethod = keyof typeof HOST_REQUEST_FEATURES | "confirmation/requ
 /**
  * Whether octet serves an extension→host request with one of its child
  * workers (`confirmation/request`, `input/request`, `artifact/publish`,
- * `secret/get`, `agent/*`; spec §1.9, §7).
+ * `secret/get`, `agent/*`; docs/protocol-0.2.md §1.9, §7).
  */
 export function usesChildWorker(method: string): boolean {
   return method === "confirmation/request" || method === "input/request" || method === "artifact/publish" || method === "secret/get" || method.startsWith("agent/");
@@ -239,29 +239,29 @@ export const MAX_SHORTCUT_KEY_BYTES = 128;
 /** Longest shortcut description, in UTF-8 bytes. */
 export const MAX_SHORTCUT_DESCRIPTION_BYTES = 4096;
 
-// Limits (spec §7) ---------------------------------------------------------
+// Limits (docs/protocol-0.2.md §7) ---------------------------------------------------------
 
-/** Frame limit: inbound content ≤ this; outbound content + LF ≤ this (spec §1.2). */
+/** Frame limit: inbound content ≤ this; outbound content + LF ≤ this (docs/protocol-0.2.md §1.2). */
 export const MAX_MESSAGE_BYTES = 1_048_576;
-/** Admitted-but-unfinished requests (running + queued) (spec §8.10). */
+/** Admitted-but-unfinished requests (running + queued) (docs/protocol-0.2.md §8.10). */
 export const MAX_PENDING_REQUESTS = 64;
-/** Local worker maximum for API 0.2 (spec §8.1). */
+/** Local worker maximum for API 0.2 (docs/protocol-0.2.md §8.1). */
 export const MAX_CONCURRENT_REQUESTS = 8;
-/** Drain budget on shutdown and EOF, milliseconds (spec §1.7, §8.8). */
+/** Drain budget on shutdown and EOF, milliseconds (docs/protocol-0.2.md §1.7, §8.8). */
 export const SHUTDOWN_TIMEOUT_MS = 2_000;
 /** Grace after cancelling remaining work at the drain deadline, milliseconds. */
 export const CANCELLATION_GRACE_MS = 250;
-/** Outstanding extension→host requests the host tolerates (spec §1.4). */
+/** Outstanding extension→host requests the host tolerates (docs/protocol-0.2.md §1.4). */
 export const MAX_OUTSTANDING_EXTENSION_REQUESTS = 128;
 /**
  * Requests served by a child worker ({@link usesChildWorker}) outstanding at
  * once; beyond it octet fails the request or, for `confirmation/request`,
- * `input/request` and `artifact/publish`, the connection (spec §1.9, §7).
+ * `input/request` and `artifact/publish`, the connection (docs/protocol-0.2.md §1.9, §7).
  */
 export const MAX_CHILD_WORKER_REQUESTS = 8;
-/** Distinct extension request ids per process generation (spec §1.4). */
+/** Distinct extension request ids per process generation (docs/protocol-0.2.md §1.4). */
 export const MAX_EXTENSION_REQUEST_IDS = 65_536;
-/** Tools per catalog mutation and per catalog (spec §7). */
+/** Tools per catalog mutation and per catalog (docs/protocol-0.2.md §7). */
 export const MAX_CATALOG_TOOLS = 256;
 /** Largest unsigned 64-bit integer. */
 export const U64_MAX = 18446744073709551615n;
@@ -270,11 +270,11 @@ export const RESOURCE_LIMITS = { max_records: 256, max_registrations_per_parent:
 /**
  * After a host `$/cancelRequest`, a request still unanswered this long is
  * answered `-32800` and its handler left running: octet terminates the whole
- * process when no reply arrives within 2 s of a cancel (spec §3.9).
+ * process when no reply arrives within 2 s of a cancel (docs/protocol-0.2.md §3.9).
  */
 export const CANCELLED_REPLY_MS = 1_000;
 
-// Wire-level refusal texts (spec §5, as octet's Python SDK writes them) -----
+// Wire-level refusal texts (docs/protocol-0.2.md §5, as octet's Python SDK writes them) -----
 
 /** Messages of the error replies the runtime writes itself; each is written in one place. */
 export const WIRE_ERRORS = {

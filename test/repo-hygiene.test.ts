@@ -4,7 +4,7 @@
  * runner's output (issue 10, point 9).
  */
 import { expect, test } from "bun:test";
-import { cpSync, mkdirSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { temporaryDirectory } from "octet-extension/testing";
 
@@ -36,4 +36,51 @@ test("in-process runtime tests write no log lines into the runner's output", () 
 test("TestHost is a facade: src/testing/test-host.ts has at most 350 lines (issue 26)", () => {
   const lines = readFileSync(join(REPO, "src/testing/test-host.ts"), "utf8").split("\n").length - 1;
   expect(lines).toBeLessThanOrEqual(350);
+});
+
+/** Headings numbered `N.M` in a Markdown file (`## 1. Transport`, `### 1.2 Frame size limit`). */
+function numberedHeadings(path: string): Set<string> {
+  const numbers = new Set<string>();
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    const match = /^#{1,6}\s+(\d+(?:\.\d+)*)\.?\s/.exec(line);
+    if (match) numbers.add(match[1]!);
+  }
+  return numbers;
+}
+
+test("every § citation names a document and a numbered heading in it (issue 26 item 5)", () => {
+  // A citation resolves against the document named before it on its line, else (in a protocol
+  // reference) against that reference itself, else against the last document named earlier in the file.
+  const DOC = /\bdocs\/[\w.-]+\.md\b|\b[A-Z][A-Z0-9.-]*-REFERENCE\.md\b/g;
+  const REFERENCES = ["docs/protocol-0.2.md", "docs/protocol-0.3.md", "docs/native-host-protocol.md", "docs/conformance-fixture.md"];
+  const listed = Bun.spawnSync(["git", "ls-files", "-co", "--exclude-standard"], { cwd: REPO, stdout: "pipe" }).stdout.toString().split("\n");
+  const headings = new Map<string, Set<string> | undefined>();
+  const headingsOf = (doc: string) => {
+    if (!headings.has(doc)) headings.set(doc, doc.startsWith("docs/") ? (existsSync(join(REPO, doc)) ? numberedHeadings(join(REPO, doc)) : undefined) : new Set(["*"]));
+    return headings.get(doc);
+  };
+  const unresolved: string[] = [];
+  let citations = 0;
+  for (const file of listed) {
+    if (!file || file.includes("node_modules/") || !/\.(ts|md|toml|json|mjs|sh)$/.test(file) || !existsSync(join(REPO, file))) continue;
+    const text = readFileSync(join(REPO, file), "utf8");
+    if (!text.includes("§")) continue;
+    let lastDoc = REFERENCES.includes(file) ? file : undefined;
+    text.split("\n").forEach((line, index) => {
+      const events = [...line.matchAll(DOC)].map((m) => ({ at: m.index, doc: m[0] }));
+      for (const match of line.matchAll(/§\s?(\d+(?:\.\d+)*)/g)) {
+        citations++;
+        const onLine = events.filter((e) => e.at < match.index).at(-1)?.doc;
+        const doc = onLine ?? (REFERENCES.includes(file) ? file : lastDoc);
+        const known = doc === undefined ? undefined : headingsOf(doc);
+        const where = `${file}:${index + 1}: ${match[0]}`;
+        if (doc === undefined) unresolved.push(`${where} names no document`);
+        else if (known === undefined) unresolved.push(`${where} cites ${doc}, which does not exist`);
+        else if (!known.has("*") && !known.has(match[1]!)) unresolved.push(`${where} has no heading ${match[1]} in ${doc}`);
+      }
+      if (events.length > 0) lastDoc = events.at(-1)!.doc;
+    });
+  }
+  expect(citations).toBeGreaterThan(300);
+  expect(unresolved).toEqual([]);
 });

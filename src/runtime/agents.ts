@@ -6,7 +6,7 @@ import type { HostAccess } from "./host-session.ts";
 import type { JsonObject } from "./types.ts";
 
 /**
- * Child model sessions (`agent/*`, feature `agent_sessions`; spec §4.13,
+ * Child model sessions (`agent/*`, feature `agent_sessions`; docs/protocol-0.2.md §4.13,
  * §8.11). Argument problems are plain `Error`s raised before anything is
  * sent; the feature gate is `-32601`; replies get minimal shape checks.
  */

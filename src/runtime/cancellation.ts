@@ -1,7 +1,7 @@
 import { cancelledError } from "../errors.ts";
 
 /**
- * Cooperative cancellation of one host request (spec §8.5). Backed by an
+ * Cooperative cancellation of one host request (docs/protocol-0.2.md §8.5). Backed by an
  * `AbortSignal`, so it composes with `fetch`, `Bun.spawn` and timers.
  *
  * @example

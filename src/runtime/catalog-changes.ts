@@ -1,5 +1,5 @@
 /**
- * Tool catalog changes at runtime (`dynamic_tools`, spec §4.11, §4.12, §8.7):
+ * Tool catalog changes at runtime (`dynamic_tools`, docs/protocol-0.2.md §4.11, §4.12, §8.7):
  * `tools/register` and `tools/unregister`. The session and the feature are
  * checked first (`-32600`, `-32601`), then the definitions (plain `Error`s,
  * nothing sent); then the catalog stages the change, asks the host and
@@ -69,7 +69,7 @@ function change(access: HostAccess, call: string, run: (host: HostSession) => Pr
   }
 }
 
-/** Argument checks for registerTools (spec §8.7): plain errors, nothing sent. */
+/** Argument checks for registerTools (docs/protocol-0.2.md §8.7): plain errors, nothing sent. */
 function checkDynamicDefinitions(definitions: DynamicToolDefinition[], api: ApiVersion): ToolEntry[] {
   if (!Array.isArray(definitions) || definitions.length < 1 || definitions.length > MAX_CATALOG_TOOLS) throw new Error(`register needs 1..${MAX_CATALOG_TOOLS} tool definitions`);
   const seen = new Set<string>();

@@ -6,7 +6,7 @@ import type { ToolEntry } from "./registry.ts";
 import { unnamed } from "./refusals.ts";
 import type { JsonObject } from "./types.ts";
 
-/** Committed catalogs kept for revision-pinned calls (spec §8.7). */
+/** Committed catalogs kept for revision-pinned calls (docs/protocol-0.2.md §8.7). */
 const RETAINED_CATALOGS = 8;
 
 /** The host's acknowledgement of a catalog mutation. */
@@ -16,7 +16,7 @@ export interface CatalogUpdate {
 }
 
 /**
- * The tool catalog with its epochs (spec §4.11, §4.12, §8.7). Epoch 0 is the
+ * The tool catalog with its epochs (docs/protocol-0.2.md §4.11, §4.12, §8.7). Epoch 0 is the
  * initialize catalog. A mutation is staged as `current + 1` (dispatchable at
  * once, since the host publishes before it acknowledges), sent, and
  * committed with exactly the names the host returned; any failure discards
@@ -45,7 +45,7 @@ export class ToolCatalog {
     return this.epochs.get(this.current)!;
   }
 
-  /** Resolve `tool/call` params: revision checks first, then the name (spec §8.7). */
+  /** Resolve `tool/call` params: revision checks first, then the name (docs/protocol-0.2.md §8.7). */
   lookup(params: JsonObject): ToolEntry {
     let catalog = this.epochs.get(this.current)!;
     if ("catalog_revision" in params) {

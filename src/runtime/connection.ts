@@ -40,15 +40,15 @@ export interface ConnectionOptions {
 }
 
 const JSONRPC = "2.0";
-/** How long the final flush may take before the process ends anyway (spec §8.8 step 6). */
+/** How long the final flush may take before the process ends anyway (docs/protocol-0.2.md §8.8 step 6). */
 const FINAL_FLUSH_MS = 2_000;
 
 /**
  * One protocol session over stdin/stdout, as the router and state machine:
- * every decoded frame is routed (spec §8.3) — responses to the host session,
+ * every decoded frame is routed (docs/protocol-0.2.md §8.3) — responses to the host session,
  * requests to the request table, `initialize`, `$/cancelRequest`, lifecycle
  * notifications and `shutdown` handled here — and the session drains on
- * shutdown or EOF (spec §1.7, §8.8). Routing is synchronous: the reader
+ * shutdown or EOF (docs/protocol-0.2.md §1.7, §8.8). Routing is synchronous: the reader
  * never runs or waits for handler code.
  */
 export class Connection implements Endpoint {
@@ -246,7 +246,7 @@ export class Connection implements Endpoint {
     }
   }
 
-  /** stdin reached EOF: the transport is gone (spec §1.7). */
+  /** stdin reached EOF: the transport is gone (docs/protocol-0.2.md §1.7). */
   async endOfInput(): Promise<void> {
     this.options.logger.info("extension stdin closed");
     const budget = this.options.shutdownTimeoutMs;

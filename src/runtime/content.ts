@@ -2,7 +2,7 @@ import type { ContentPart, JsonObject } from "./types.ts";
 import { pyStr } from "./results.ts";
 
 /**
- * Builders for API 0.2 tool results and octet's typed hook fields (spec §8.4).
+ * Builders for API 0.2 tool results and octet's typed hook fields (docs/protocol-0.2.md §8.4).
  *
  * @example
  * return toolResult([textContent("Captured."), imageContent(id, "image/png", { alt: "page" })], { structuredContent: { url } });

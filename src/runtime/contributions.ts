@@ -4,7 +4,7 @@ import type { ContextEntry, NotificationParams, StatusEntry, Surface } from "./t
 import { checkContextEntry, checkStatusEntry, notificationParams } from "./validate.ts";
 
 /**
- * Extension→host notifications the manifest declares (spec §4.1–§4.4):
+ * Extension→host notifications the manifest declares (docs/protocol-0.2.md §4.1–§4.4):
  * user notifications and pushed context and status contributions. Arguments
  * are checked first (plain `Error`), then the declaration (`-32601`);
  * nothing is written when a check fails.

@@ -1,7 +1,7 @@
 /**
  * Where a handler works (`ctx.workspace`, `ctx.scratch`): the directories
  * octet names in the request context, the initialize params and the process
- * environment (spec §1.5, §3, §3.1).
+ * environment (docs/protocol-0.2.md §1.5, §3, §3.1).
  */
 import type { JsonObject } from "./types.ts";
 

@@ -140,7 +140,7 @@ export interface Host {
 export function hostHandle(access: HostAccess): Host {
   const progress = (messageOrEvent: string | ProgressEvent, options: ProgressOptions = {}): Promise<void> => {
     try {
-      // The session checks feature, then parent, then shape, then state (spec §8.11).
+      // The session checks feature, then parent, then shape, then state (docs/protocol-0.2.md §8.11).
       return access.session().progress(messageOrEvent, options, access.caller(), options.requestId);
     } catch (error) {
       return Promise.reject(error);

@@ -17,7 +17,7 @@ interface Outstanding {
 }
 
 /**
- * Extension→host requests (spec §1.4, §4): id allocation (API 0.1 bare
+ * Extension→host requests (docs/protocol-0.2.md §1.4, §4): id allocation (API 0.1 bare
  * integers, API 0.2 `"ts:N"` strings that can never collide with host ids),
  * reply matching, the 128-outstanding bound and the 8 child-worker requests
  * at once (excess callers wait for a slot), and abandonment when the calling
@@ -194,7 +194,7 @@ export class HostRequests {
   }
 }
 
-/** A frame too large or unserializable to encode is a `-32603` (spec §5, §8.6), nothing written. */
+/** A frame too large or unserializable to encode is a `-32603` (docs/protocol-0.2.md §5, §8.6), nothing written. */
 function encodeFailure(error: unknown): RpcError {
   return new RpcError(ErrorCode.InternalError, (error as Error).message);
 }

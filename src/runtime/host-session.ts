@@ -73,7 +73,7 @@ export class HostSession {
     throw featureRefusal(call, feature, this.negotiated, this.supported);
   }
 
-  /** The parent of an operation-scoped request (spec §8.11): `explicit`, else the caller's id, else `-32602`. */
+  /** The parent of an operation-scoped request (docs/protocol-0.2.md §8.11): `explicit`, else the caller's id, else `-32602`. */
   parent(caller: Caller, explicit?: RequestId): number | bigint {
     if (explicit !== undefined) {
       if (!isU64(explicit)) throw new RpcError(ErrorCode.InvalidParams, WIRE_ERRORS.parentNotU64);
@@ -119,7 +119,7 @@ export class HostSession {
 
   /**
    * `$/progress` for the caller's request or the one named `explicit`
-   * (spec §4.6, §8.11): feature, then parent, then shape, then state.
+   * (docs/protocol-0.2.md §4.6, §8.11): feature, then parent, then shape, then state.
    */
   progress(input: string | ProgressEvent, status: { current?: number | null; total?: number | null; unit?: string | null }, caller: Caller, explicit: RequestId | undefined): Promise<void> {
     if (!this.has("request_progress")) throw featureRefusal(progressCall(input), "request_progress", this.negotiated, this.supported);

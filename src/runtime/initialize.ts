@@ -32,7 +32,7 @@ export interface InitializeOptions {
 const invalid = (message: string, data?: unknown) => new RpcError(ErrorCode.InvalidParams, message, data);
 
 /**
- * Validate `initialize` params against the registrations (spec §8.2) and build
+ * Validate `initialize` params against the registrations (docs/protocol-0.2.md §8.2) and build
  * the reply. Throws the specified `RpcError` on any mismatch.
  */
 export function negotiate(params: unknown, registry: Registry, options: InitializeOptions): { result: JsonObject; negotiated: Negotiated } {

@@ -10,7 +10,7 @@ import type { LifecycleMethod } from "../protocol.ts";
 
 type Awaitable<T> = T | Promise<T>;
 
-/** What every hook may answer (spec §3.4); `null`/`undefined` continues. */
+/** What every hook may answer (docs/protocol-0.2.md §3.4); `null`/`undefined` continues. */
 export interface HookAnswer {
   disposition?: { action: "continue" } | { action: "deny"; reason: string };
   context?: ContextEntry[];
@@ -75,7 +75,7 @@ export type HookResult<H extends keyof HookAnswers> = H extends "compaction_stra
 /** The handler of hook `H` (`contributes.hooks`). */
 export type HookSlot<H extends keyof HookAnswers> = (payload: HookPayload<H>, ctx: HandlerContext) => Awaitable<HookResult<H>>;
 
-/** A status item (spec §3.6): `surface` defaults to the one asked for; higher `priority` is kept first (i32). */
+/** A status item (docs/protocol-0.2.md §3.6): `surface` defaults to the one asked for; higher `priority` is kept first (i32). */
 export interface StatusItem<S extends Surface = Surface> {
   text: string;
   style_role?: string | null;
@@ -106,7 +106,7 @@ export interface RenderResult {
 /** The handler of tool renderer `N` (`contributes.tool_renderers`): segments, or a string for one unstyled segment. */
 export type RendererSlot<N extends string = string> = (params: RenderParams<N>, ctx: HandlerContext) => Awaitable<RenderResult | string | null | undefined>;
 
-/** How a session, turn or tool ended (spec §3.10). */
+/** How a session, turn or tool ended (docs/protocol-0.2.md §3.10). */
 export type LifecycleOutcome = "completed" | "failed" | "cancelled" | "interrupted" | "frontend_disconnected" | "shutdown" | "limit_reached";
 
 interface Settled {

@@ -20,14 +20,14 @@ export interface MethodEnv {
   registry: Registry;
   negotiated: Negotiated;
   logger: Logger;
-  /** Resolves `tool/call` (dynamic catalogs pin revisions, spec §8.7). */
+  /** Resolves `tool/call` (dynamic catalogs pin revisions, docs/protocol-0.2.md §8.7). */
   catalog: ToolCatalog;
   /** What `ctx.host` calls through. */
   host: HostSession;
 }
 
 /**
- * A host→extension request method handler (spec §3.2–§3.7). It returns the
+ * A host→extension request method handler (docs/protocol-0.2.md §3.2–§3.7). It returns the
  * result directly when the author's handler was synchronous, else a promise:
  * no async frame is spent per request on the common synchronous path.
  */
@@ -64,7 +64,7 @@ function guarded(env: MethodEnv, failure: string, fields: JsonObject, handler: (
   });
 }
 
-/** Refuse `name` unless `contributes[key]` lists it; an absent key means no check (spec §8.4). */
+/** Refuse `name` unless `contributes[key]` lists it; an absent key means no check (docs/protocol-0.2.md §8.4). */
 function requireDeclared(session: Negotiated, key: string, name: string, what: string): void {
   if (!(key in session.contributes)) return;
   const list = session.contributes[key];
@@ -120,7 +120,7 @@ const commandExecute: Method = (env, raw, ctx) => {
   return guarded(env, "command handler failed", { command: command.definition.name }, () => command.handler(args, ctx), results.commandResult);
 };
 
-/** octet typed hook fields (spec §3.4), allowed only for their own hook. */
+/** octet typed hook fields (docs/protocol-0.2.md §3.4), allowed only for their own hook. */
 const TYPED_HOOK_FIELDS: Partial<Record<HookName, string>> = {
   provider_retry: "provider_retry",
   before_persistence: "persistence_metadata",

@@ -14,7 +14,7 @@ import {
 import { GC_PACING_BYTES } from "./garbage-pacer.ts";
 import type { ApiVersion } from "./types.ts";
 
-/** Construction options; every default matches octet's Python SDK (spec §8.1). */
+/** Construction options; every default matches octet's Python SDK (docs/protocol-0.2.md §8.1). */
 export interface ExtensionOptions {
   /** `"0.1"`, `"0.2"`, `"0.4"`, or `"0.3"` (the canonical wire, docs/api-0.3.md). Default: `OCTET_EXTENSION_API_VERSION`, else `"0.1"`. */
   apiVersion?: ApiVersion | "0.3";

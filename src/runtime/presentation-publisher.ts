@@ -6,7 +6,7 @@ import { apiRefusal, notDeclared } from "./refusals.ts";
 import type { JsonObject, ResourceOwner } from "./types.ts";
 
 /**
- * `presentation/update` (API 0.2, spec §4.13, §8.12): checks a snapshot with
+ * `presentation/update` (API 0.2, docs/protocol-0.2.md §4.5, §8.11): checks a snapshot with
  * presentation.ts's rules, keeps revisions strictly increasing for the
  * process, and ties the snapshot to the calling handler's request while it is
  * unanswered (else it is process-scoped, or owned by a `resourceOwner`).

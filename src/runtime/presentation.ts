@@ -1,5 +1,5 @@
 /**
- * Local checks for `presentation/update` (spec §4.5, §6.7) and the resource
+ * Local checks for `presentation/update` (docs/protocol-0.2.md §4.5, §6.7) and the resource
  * owner triple (§6.2), one module per concept under `presentation/`: types,
  * limits, field classes, the public-URL rule, references, the collection, the
  * snapshot and the owner. Re-exported here for existing importers.

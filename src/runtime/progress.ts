@@ -1,7 +1,7 @@
 import { jsonString } from "../wire/json-text.ts";
 import type { JsonObject } from "./types.ts";
 
-/** A `$/progress` event (spec §4.6). */
+/** A `$/progress` event (docs/protocol-0.2.md §4.6). */
 export type ProgressEvent =
   | { type: "status"; message: string; current?: number | null; total?: number | null; unit?: string | null }
   | { type: "output"; stream: "stdout" | "stderr"; encoding: "utf8" | "base64"; data: string }
@@ -20,7 +20,7 @@ function exactKeys(event: JsonObject, allowed: string[]): void {
   for (const key in event) if (!allowed.includes(key)) throw new Error(`progress ${String(event.type)} event has unknown field ${key}`);
 }
 
-/** Check an event's shape (argument errors, spec §4.6, §8.11). Returns the event to send. */
+/** Check an event's shape (argument errors, docs/protocol-0.2.md §4.6, §8.11). Returns the event to send. */
 export function checkProgressEvent(event: unknown): ProgressEvent {
   if (typeof event !== "object" || event === null || Array.isArray(event)) throw new Error("progress event must be an object");
   const e = event as JsonObject;
@@ -60,7 +60,7 @@ export function checkProgressEvent(event: unknown): ProgressEvent {
 }
 
 /**
- * A status event (spec §4.6) as JSON text, with only the members the caller
+ * A status event (docs/protocol-0.2.md §4.6) as JSON text, with only the members the caller
  * supplied, written directly rather than built as an object and encoded:
  * `ext.progress("…")` in a burst is the runtime's hottest outbound path.
  */

@@ -61,7 +61,7 @@ export class HandlersGate {
 }
 
 /**
- * The admitted host requests of one connection (spec §8.5, §8.10): admission
+ * The admitted host requests of one connection (docs/protocol-0.2.md §8.5, §8.10): admission
  * (the pending bound, duplicate ids), running each through the method layer
  * on the worker pool, the one reply per request (`settle`), host
  * cancellation, and answering a handler that ignores its cancel.
@@ -131,7 +131,7 @@ export class RequestTable implements LiveRequests {
     return { error: failureReply(error, this.logger, "request handler failed", { method: request.method }) };
   }
 
-  /** Commit the outcome, unless a cancel was seen first (spec §8.5). */
+  /** Commit the outcome, unless a cancel was seen first (docs/protocol-0.2.md §8.5). */
   private conclude(request: ActiveRequest, outcome: Outcome): void {
     if (request.abandoned) {
       // Answered long ago (abandonStuck): give the lent worker slot back, write nothing.

@@ -6,7 +6,7 @@ import { DIAGNOSTICS_KEY, type Diagnostic, diagnosticSummary, diagnosticsProblem
 import type { ApiVersion, JsonObject } from "./types.ts";
 
 /**
- * Return normalisation (spec §8.4, §8.6): what each handler returned becomes
+ * Return normalisation (docs/protocol-0.2.md §8.4, §8.6): what each handler returned becomes
  * the exact result object the host accepts, or a `-32603` error.
  */
 
@@ -46,7 +46,7 @@ export function pyTruthy(value: unknown): boolean {
   return Boolean(value);
 }
 
-/** The result sent when a tool handler throws an ordinary error (spec §8.4). */
+/** The result sent when a tool handler throws an ordinary error (docs/protocol-0.2.md §8.4). */
 export function toolErrorResult(api: ApiVersion, text: string): JsonObject {
   return api === "0.1"
     ? { content: text, is_error: true, metadata: {} }
@@ -83,7 +83,7 @@ const PART_KEYS: Record<string, Set<string>> = {
   audio: new Set(["type", "artifact_id", "mime_type", "transcript"]),
 };
 
-/** API 0.2 and 0.4 tool result (spec §3.2, §8.6); `api` is the negotiated version, named in refusals. */
+/** API 0.2 and 0.4 tool result (docs/protocol-0.2.md §3.2, §8.6); `api` is the negotiated version, named in refusals. */
 export function toolResult02(value: unknown, opts: { api: ApiVersion; outputSchema: JsonObject | undefined; artifacts: boolean; bulk?: boolean }): JsonObject {
   if (opts.outputSchema === undefined) {
     const plain = plainTextResult(value);
@@ -176,7 +176,7 @@ function plainTextResult(value: unknown): JsonObject | undefined {
   return { content: [{ type: "text", text: value.content }], is_error: value.is_error === true, metadata: {} };
 }
 
-/** Command result (spec §8.4). */
+/** Command result (docs/protocol-0.2.md §8.4). */
 export function commandResult(value: unknown): JsonObject {
   if (value === null || value === undefined) return { text: "", notifications: [], context: [] };
   if (!isObject(value)) return { text: pyStr(value), notifications: [], context: [] };
@@ -187,7 +187,7 @@ export function commandResult(value: unknown): JsonObject {
   };
 }
 
-/** Hook result (spec §8.4); `typedKey` is the octet typed field allowed for this hook. */
+/** Hook result (docs/protocol-0.2.md §8.4); `typedKey` is the octet typed field allowed for this hook. */
 export function hookResult(value: unknown, typedKey?: string, payload?: unknown): JsonObject {
   if (value === null || value === undefined) return { disposition: { action: "continue" }, context: [], notifications: [] };
   if (!isObject(value)) throw internal("hook handler must return an object");
@@ -207,7 +207,7 @@ export function hookResult(value: unknown, typedKey?: string, payload?: unknown)
 
 const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-/** octet's typed hook fields (spec §3.4; docs/api-0.4.md "Hooks"): what the host accepts for each. */
+/** octet's typed hook fields (docs/protocol-0.2.md §3.4; docs/api-0.4.md "Hooks"): what the host accepts for each. */
 const TYPED_FIELD_CHECKS: Record<string, (field: unknown, payload: unknown) => string | undefined> = {
   provider_retry: (field) => {
     if (field === "retry" || field === "stop") return undefined;
@@ -243,14 +243,14 @@ const TYPED_FIELD_CHECKS: Record<string, (field: unknown, payload: unknown) => s
   },
 };
 
-/** Context result (spec §8.4). */
+/** Context result (docs/protocol-0.2.md §8.4). */
 export function contextResult(value: unknown): unknown[] {
   if (value === null || value === undefined) return [];
   if (!Array.isArray(value)) throw internal("context handler must return an array");
   return value;
 }
 
-/** Status result (spec §8.4). */
+/** Status result (docs/protocol-0.2.md §8.4). */
 export function statusResult(value: unknown): JsonObject | null {
   if (value === null || value === undefined) return null;
   if (!isObject(value)) throw internal("status handler must return an object");
@@ -263,7 +263,7 @@ export function statusResult(value: unknown): JsonObject | null {
   return out;
 }
 
-/** Render result (spec §8.4). */
+/** Render result (docs/protocol-0.2.md §8.4). */
 export function renderResult(value: unknown): JsonObject {
   if (value === null || value === undefined) return { segments: [] };
   if (!isObject(value)) return { segments: [{ text: pyStr(value), style_role: null }] };

@@ -1,5 +1,5 @@
 /**
- * Admission and the worker pool (spec §8.10). `admit` is a non-blocking
+ * Admission and the worker pool (docs/protocol-0.2.md §8.10). `admit` is a non-blocking
  * counter over running + queued work; `run` starts jobs FIFO with at most
  * `concurrency` running at once (1 on API 0.1, so requests are answered in order).
  */

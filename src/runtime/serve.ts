@@ -109,7 +109,7 @@ async function readLoop(
       take(value);
       next = reader.read();
       if (writer.backlog <= WRITE_BACKLOG_HIGH) continue;
-      // The host is not reading stdout: dispatch no more requests until it does (spec §8.10), but
+      // The host is not reading stdout: dispatch no more requests until it does (docs/protocol-0.2.md §8.10), but
       // read ahead to an EOF already written. What was read is dispatched on resuming, or before EOF.
       const ahead = await readAhead(reader, next, writer.whenBelow(WRITE_BACKLOG_LOW));
       for (const chunk of ahead.chunks) take(chunk);

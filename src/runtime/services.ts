@@ -8,7 +8,7 @@ import { apiRefusal, notDeclared } from "./refusals.ts";
 import type { JsonObject } from "./types.ts";
 
 /**
- * Operation-scoped host services of API 0.2 (spec §4.7–§4.10, §8.11):
+ * Operation-scoped host services of API 0.2 (docs/protocol-0.2.md §4.7–§4.10, §8.11):
  * ephemeral input, artifacts, policy intents and brokered secrets. Local
  * checks run in the documented order and nothing is written when one fails:
  * argument problems are plain `Error`s, wire-level refusals `RpcError`s.
@@ -72,7 +72,7 @@ export async function publishArtifact(access: HostAccess, mimeType: string, sour
   return reply.artifact_id;
 }
 
-/** A structured policy intent (spec §4.9). */
+/** A structured policy intent (docs/protocol-0.2.md §4.9). */
 export interface PolicyIntent {
   kind: string;
   operation: string;

@@ -1,5 +1,5 @@
 /**
- * How `shutdown` fits octet's waits (spec §1.8: 2 s for the reply, then 2 s
+ * How `shutdown` fits octet's waits (docs/protocol-0.2.md §1.8: 2 s for the reply, then 2 s
  * for the exit). The reply is written at most `SHUTDOWN_REPLY_MS` after the
  * request arrived, whatever the drain and the `onShutdown` handler do: the
  * drain ends in time to leave a registered handler its share, and the handler

@@ -7,14 +7,14 @@ export type JsonObject = { [key: string]: unknown };
 /** Extension API versions of the legacy wire: 0.1 (frozen), and 0.2 and 0.4 (one feature-negotiated wire). */
 export type ApiVersion = "0.1" | "0.2" | "0.4";
 
-/** `resource_owner` triple (API 0.2, spec §6.2). Opaque: key session state by all three. */
+/** `resource_owner` triple (API 0.2, docs/protocol-0.2.md §6.2). Opaque: key session state by all three. */
 export interface ResourceOwner {
   session_id: string;
   extension_instance_id: string;
   process_generation: number;
 }
 
-/** `ExtensionHostState` (spec §6.1). */
+/** `ExtensionHostState` (docs/protocol-0.2.md §6.1). */
 export interface HostState {
   session_id: string | null;
   session_name: string | null;
@@ -23,7 +23,7 @@ export interface HostState {
   active_skills: { id: string; name: string; version: string | null }[];
 }
 
-/** `params.context` as the host sends it with every request but initialize and shutdown (spec §3). */
+/** `params.context` as the host sends it with every request but initialize and shutdown (docs/protocol-0.2.md §3). */
 export interface ExecutionContext {
   workspace?: string;
   execution_scope?: string | null;
@@ -58,14 +58,14 @@ export interface HandlerContext {
 
 type Awaitable<T> = T | Promise<T>;
 
-/** Content part of an API 0.2 tool result (spec §6.5). */
+/** Content part of an API 0.2 tool result (docs/protocol-0.2.md §6.5). */
 export type ContentPart =
   | { type: "text"; text: string }
   | { type: "image"; artifact_id: string; mime_type: string; alt?: string }
   | { type: "audio"; artifact_id: string; mime_type: string; transcript?: string };
 
 /**
- * A tool result object (spec §3.2, §8.6): only these fields, so TypeScript
+ * A tool result object (docs/protocol-0.2.md §3.2, §8.6): only these fields, so TypeScript
  * names a wrong one (`isError`, `text`) in a handler whose return type is
  * `ToolReturn`, as the stubs `gen` writes are.
  */
@@ -81,14 +81,14 @@ export interface ToolResult {
 }
 
 /**
- * What a tool handler may return (normalised per spec §8.4): a string is the
+ * What a tool handler may return (normalised per docs/protocol-0.2.md §8.4): a string is the
  * result's text, `null`/`undefined` an empty result. Numbers and booleans are
  * left out on purpose (docs/manifest.md, "Tool results"): return `String(n)` or a
  * result object.
  */
 export type ToolReturn = string | null | undefined | ToolResult;
 
-/** A user-facing notification (spec §4.1). */
+/** A user-facing notification (docs/protocol-0.2.md §4.1). */
 export interface NotificationParams {
   level?: "info" | "success" | "warning" | "error";
   title?: string | null;
@@ -98,17 +98,17 @@ export interface NotificationParams {
 /** Where a context contribution is placed (default `prompt_suffix`). */
 export type ContextPlacement = "system_prefix" | "system_suffix" | "prompt_prefix" | "prompt_suffix";
 
-/** A context contribution (spec §3.5, §4.3). */
+/** A context contribution (docs/protocol-0.2.md §3.5, §4.3). */
 export interface ContextEntry {
   label: string;
   content: string;
   placement?: ContextPlacement;
 }
 
-/** UI surfaces (spec §2.4). */
+/** UI surfaces (docs/protocol-0.2.md §2.4). */
 export type Surface = "status" | "header" | "footer";
 
-/** A status contribution (spec §6.6). */
+/** A status contribution (docs/protocol-0.2.md §6.6). */
 export interface StatusEntry {
   surface?: Surface;
   text?: string;
@@ -116,20 +116,20 @@ export interface StatusEntry {
   priority?: number;
 }
 
-/** One segment of a rendered tool (spec §3.7). */
+/** One segment of a rendered tool (docs/protocol-0.2.md §3.7). */
 export interface RenderSegment {
   text: string;
   style_role: string | null;
 }
 
-/** Command result (spec §3.3). */
+/** Command result (docs/protocol-0.2.md §3.3). */
 export type CommandReturn =
   | string
   | null
   | undefined
   | { text?: string; notifications?: NotificationParams[]; context?: ContextEntry[] };
 
-/** Hook result (spec §3.4). */
+/** Hook result (docs/protocol-0.2.md §3.4). */
 export type HookReturn =
   | null
   | undefined
@@ -140,7 +140,7 @@ export type HookReturn =
       [typed: string]: unknown;
     };
 
-/** Legacy hook names and their payloads (spec §3.4). */
+/** Legacy hook names and their payloads (docs/protocol-0.2.md §3.4). */
 export interface HookPayloads {
   before_prompt: { prompt: string };
   after_response: { response: string };
@@ -202,7 +202,7 @@ export type MenuHandler = (params: { context: ExecutionContext }, ctx: HandlerCo
 export type ShortcutHandler = (params: { name: string; context: ExecutionContext }, ctx: HandlerContext) => Awaitable<CommandReturn>;
 export type LifecycleHandler = (params: JsonObject) => Awaitable<void>;
 
-/** A tool definition as sent in the initialize reply (spec §6.3). */
+/** A tool definition as sent in the initialize reply (docs/protocol-0.2.md §6.3). */
 export interface ToolDefinition {
   name: string;
   description: string;
@@ -216,7 +216,7 @@ export interface ToolDefinition {
   operation?: JsonObject;
 }
 
-/** A command definition as sent in the initialize reply (spec §6.4). */
+/** A command definition as sent in the initialize reply (docs/protocol-0.2.md §6.4). */
 export interface CommandDefinition {
   name: string;
   description: string;

@@ -5,8 +5,8 @@ import type { JsonObject } from "./types.ts";
 
 /**
  * Local checks for extension→host notification params, so that no public
- * call can write a frame the host treats as fatal (spec §1.9, §4.1–§4.4).
- * Shape problems are plain `Error`s (argument errors, spec §8.4).
+ * call can write a frame the host treats as fatal (docs/protocol-0.2.md §1.9, §4.1–§4.4).
+ * Shape problems are plain `Error`s (argument errors, docs/protocol-0.2.md §8.4).
  */
 
 const LEVELS = ["info", "success", "warning", "error"];
@@ -25,7 +25,7 @@ function requireString(what: string, value: unknown): void {
   if (typeof value !== "string") throw new Error(`${what} must be a string`);
 }
 
-/** Build `notification` params `{level, message, title?}` from checked values (spec §4.1). */
+/** Build `notification` params `{level, message, title?}` from checked values (docs/protocol-0.2.md §4.1). */
 export function notificationParams(message: unknown, level: unknown, title: unknown): JsonObject {
   if (!LEVELS.includes(level as string)) throw new Error(`notification level must be one of ${LEVELS.join(", ")}`);
   requireString("notification message", message);

@@ -1,4 +1,4 @@
-/** What octet sends besides the method's own params: initialize params (spec §3.1) and request contexts (§3). */
+/** What octet sends besides the method's own params: initialize params (docs/protocol-0.2.md §3.1) and request contexts (§3). */
 
 import type { JsonRecord } from "../check.ts";
 import { negotiatesFeatures } from "../protocol.ts";
@@ -7,7 +7,7 @@ import type { TestHostOptions } from "./host-options.ts";
 
 /** The two API 0.2 features a host always requires. */
 export const REQUIRED_FEATURES = ["request_cancellation", "content_parts"];
-/** octet's default optional offer for API 0.2 (spec §3.1). */
+/** octet's default optional offer for API 0.2 (docs/protocol-0.2.md §3.1). */
 export const DEFAULT_OPTIONAL_FEATURES = ["request_progress", "artifacts", "lifecycle_events", "policy_intents", "dynamic_tools"];
 
 /**

@@ -6,7 +6,7 @@ import { SESSION_SERVICE_FEATURES } from "./host-services.ts";
 import { promptMetadataProblem } from "./prompt-rules.ts";
 
 /**
- * octet 0.8.0's host rules for frames an extension writes (spec §1.9, §3.1,
+ * octet 0.8.0's host rules for frames an extension writes (docs/protocol-0.2.md §1.9, §3.1,
  * §4). Each check returns the violation text, or undefined when the frame is
  * acceptable. A violation is fatal: the real host kills the process.
  */
@@ -15,14 +15,14 @@ const LEVELS = ["info", "success", "warning", "error"];
 const PLACEMENTS = ["system_prefix", "system_suffix", "prompt_prefix", "prompt_suffix"];
 const IDENT = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
-/** Requests octet serves with one of its 8 child workers (spec §7), listed here independently of the SDK. */
+/** Requests octet serves with one of its 8 child workers (docs/protocol-0.2.md §7), listed here independently of the SDK. */
 const CHILD_WORKER_METHODS = new Set(["confirmation/request", "input/request", "artifact/publish", "secret/get"]);
 
 export function holdsChildWorker(method: string): boolean {
   return CHILD_WORKER_METHODS.has(method) || method.startsWith("agent/");
 }
 
-/** Child-worker requests whose overflow makes octet drop the connection (spec §1.9); the others get a `ServerError` reply. */
+/** Child-worker requests whose overflow makes octet drop the connection (docs/protocol-0.2.md §1.9); the others get a `ServerError` reply. */
 export const FATAL_CHILD_OVERFLOW = new Set(["confirmation/request", "input/request", "artifact/publish"]);
 
 function keysWithin(value: JsonRecord, allowed: string[]): string | undefined {
@@ -61,7 +61,7 @@ const FEATURE_NEEDS: [string, string][] = [
   ["session_compaction_v1", "session_control_v1"],
 ];
 
-/** The initialize result (spec §3.1 host validation; docs/api-0.4.md for 0.4). */
+/** The initialize result (docs/protocol-0.2.md §3.1 host validation; docs/api-0.4.md for 0.4). */
 export function checkInitializeResult(result: unknown, manifest: HostManifest, offered: { features: string[]; required: string[] }): string | undefined {
   if (!isObject(result)) return "initialize result must be an object";
   const extra = keysWithin(result, ["api_version", "tools", "commands", "tool_renderers", "shortcuts", "protocol"]);
@@ -161,7 +161,7 @@ function sameSet(a: string[], b: string[]): boolean {
   return a.length === b.length && new Set(a).size === a.length && b.every((x) => a.includes(x));
 }
 
-/** Extension→host notifications (spec §4.1–§4.6). Unknown methods are not fatal (returns "ignored"). */
+/** Extension→host notifications (docs/protocol-0.2.md §4.1–§4.6). Unknown methods are not fatal (returns "ignored"). */
 export function checkNotification(method: string, params: unknown, manifest: HostManifest, features: ReadonlySet<string>): string | undefined | "ignored" {
   const c = manifest.contributes;
   switch (method) {
@@ -198,7 +198,7 @@ export function checkNotification(method: string, params: unknown, manifest: Hos
       return undefined;
     }
     case "confirmation/request":
-      // octet reads confirmation/request only as a request: one without an id is fatal (spec §1.9).
+      // octet reads confirmation/request only as a request: one without an id is fatal (docs/protocol-0.2.md §1.9).
       return "confirmation/request without an id";
     case "$/progress":
       if (manifest.api_version === "0.1" || !features.has("request_progress")) return "$/progress without negotiated request_progress";
@@ -230,7 +230,7 @@ const FEATURE_OF: Record<string, string> = {
   "tools/unregister": "dynamic_tools",
 };
 
-/** Extension→host requests (spec §4.2, §4.7–§4.13). Returns a violation or undefined. */
+/** Extension→host requests (docs/protocol-0.2.md §4.2, §4.7–§4.13). Returns a violation or undefined. */
 export function checkRequest(method: string, params: unknown, manifest: HostManifest, features: ReadonlySet<string>): string | undefined {
   const api = manifest.api_version;
   const feature = method.startsWith("agent/") ? "agent_sessions" : (FEATURE_OF[method] ?? SESSION_SERVICE_FEATURES[method]);

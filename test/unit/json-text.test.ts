@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { canonicalJson, checkResultBounds, validateStructured } from "../../src/runtime/structured.ts";
 import { encodeFrame } from "../../src/wire/encode.ts";
 
-/** Two different lone surrogates: on the wire both become U+FFFD (spec §1.1). */
+/** Two different lone surrogates: on the wire both become U+FFFD (docs/protocol-0.2.md §1.1). */
 const HIGH = "\ud800";
 const LOW = "\udfff";
 

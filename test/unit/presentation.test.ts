@@ -5,7 +5,7 @@ type Obj = Record<string, unknown>;
 
 const COMMANDS = ["workers"];
 
-/** The §6.7 example, verbatim. */
+/** The docs/protocol-0.2.md §6.7 example, verbatim. */
 function example(): Obj {
   return JSON.parse(`{"revision":4,
  "status":{"state":"active","label":"1 worker","detail":"…"},

@@ -30,7 +30,7 @@ function schemaError(schema: unknown): string {
   throw new Error("expected checkOutputSchema to throw");
 }
 
-describe("checkOutputSchema: the bounded subset (spec §6.3)", () => {
+describe("checkOutputSchema: the bounded subset (docs/protocol-0.2.md §6.3)", () => {
   test("a typical schema with every allowed keyword is accepted", () => {
     expect(() =>
       checkOutputSchema({
@@ -283,7 +283,7 @@ describe("validateStructured", () => {
   });
 });
 
-describe("checkResultBounds (spec §3.2, §7)", () => {
+describe("checkResultBounds (docs/protocol-0.2.md §3.2, §7)", () => {
   test("absent fields and small values pass", () => {
     expect(checkResultBounds({})).toBeUndefined();
     expect(checkResultBounds({ structured_content: { sources: [1, 2] }, metadata: { cache: "miss" } })).toBeUndefined();

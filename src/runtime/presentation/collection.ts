@@ -1,4 +1,4 @@
-/** The snapshot's `collection`: a list or a tree of nodes with an optional detail pane (spec §6.7). */
+/** The snapshot's `collection`: a list or a tree of nodes with an optional detail pane (docs/protocol-0.2.md §6.7). */
 import { type JsonRecord, array, fail, has, object, required } from "../../check.ts";
 import { id, label, optionalLabel, scanText, state, uniqueIds } from "./fields.ts";
 import { MAX_ACTIONS, MAX_BODY_BYTES, MAX_NODES, MAX_TREE_DEPTH } from "./limits.ts";

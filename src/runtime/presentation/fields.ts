@@ -1,5 +1,5 @@
 /**
- * The field classes of a presentation snapshot (spec §6.7): labels, ids and
+ * The field classes of a presentation snapshot (docs/protocol-0.2.md §6.7): labels, ids and
  * states. Each check fails with `<json path>: <rule>` (see `src/check.ts`).
  */
 import { type JsonRecord, fail, has } from "../../check.ts";

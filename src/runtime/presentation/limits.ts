@@ -1,4 +1,4 @@
-/** Bounds of a presentation snapshot and its resource owner (spec §6.7, §7). */
+/** Bounds of a presentation snapshot and its resource owner (docs/protocol-0.2.md §6.7, §7). */
 
 /** JSON-encoded size of a whole snapshot. */
 export const MAX_SNAPSHOT_BYTES = 256 * 1024;

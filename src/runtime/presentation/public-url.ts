@@ -1,5 +1,5 @@
 /**
- * The public-URL rule for `url` references (spec §6.7): absolute http(s),
+ * The public-URL rule for `url` references (docs/protocol-0.2.md §6.7): absolute http(s),
  * no credentials, and no local, private, loopback, link-local, unspecified or
  * multicast target, IPv4 and IPv6 literals included.
  */

@@ -5,7 +5,7 @@ import { publicUrl } from "./public-url.ts";
 
 const REFERENCE_KINDS: readonly string[] = ["session", "artifact", "resource", "url"];
 
-/** The `references` of an activity, node or detail, when present: ≤ 8, unique by (kind, id) (spec §6.7). */
+/** The `references` of an activity, node or detail, when present: ≤ 8, unique by (kind, id) (docs/protocol-0.2.md §6.7). */
 export function references(obj: JsonRecord, path: string): void {
   if (!has(obj, "references")) return;
   const p = `${path}.references`;

@@ -3,7 +3,7 @@ import { scanText } from "./fields.ts";
 import { MAX_SESSION_ID_BYTES } from "./limits.ts";
 import type { ResourceOwnerTriple } from "./types.ts";
 
-/** Check a `resource_owner` (spec §6.2) and return a copy holding exactly the triple. */
+/** Check a `resource_owner` (docs/protocol-0.2.md §6.2) and return a copy holding exactly the triple. */
 export function checkResourceOwner(owner: unknown): ResourceOwnerTriple {
   const path = "resource_owner";
   const keys = ["session_id", "extension_instance_id", "process_generation"];

@@ -1,5 +1,5 @@
 /**
- * The rules of a `presentation/update` snapshot (spec §4.5, §6.7, §7). Every
+ * The rules of a `presentation/update` snapshot (docs/protocol-0.2.md §4.5, §6.7, §7). Every
  * violation is a plain `Error` (an argument error, §8.11) whose message is
  * `<json path>: <rule>`, so nothing the host would treat as fatal is ever written.
  */
@@ -63,7 +63,7 @@ function action(item: unknown, path: string, declaredCommands: readonly string[]
 }
 
 /**
- * Check a `presentation/update` snapshot against spec §6.7; `declaredCommands`
+ * Check a `presentation/update` snapshot against docs/protocol-0.2.md §6.7; `declaredCommands`
  * are the manifest's command names. Throws a plain `Error` on the first violation.
  */
 export function checkSnapshot(snapshot: unknown, declaredCommands: readonly string[]): void {

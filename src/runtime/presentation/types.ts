@@ -1,4 +1,4 @@
-/** The `presentation/update` snapshot (API 0.2, spec §6.7) and the `resource_owner` triple (§6.2). */
+/** The `presentation/update` snapshot (API 0.2, docs/protocol-0.2.md §6.7) and the `resource_owner` triple (§6.2). */
 
 /** Item state shared by status, activities and nodes (§6.7). */
 export type PresentationState =
@@ -106,7 +106,7 @@ export interface PresentationAction {
   destructive?: boolean;
 }
 
-/** A complete `presentation/update` snapshot (spec §6.7). */
+/** A complete `presentation/update` snapshot (docs/protocol-0.2.md §6.7). */
 export interface PresentationSnapshot {
   /** Integer 0..2^53−1, strictly increasing within a process generation. */
   revision: number;
@@ -116,7 +116,7 @@ export interface PresentationSnapshot {
   actions?: PresentationAction[];
 }
 
-/** The `resource_owner` triple of spec §6.2. */
+/** The `resource_owner` triple of docs/protocol-0.2.md §6.2. */
 export interface ResourceOwnerTriple {
   session_id: string;
   extension_instance_id: string;

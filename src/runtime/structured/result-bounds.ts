@@ -1,6 +1,6 @@
 /**
  * The host's bounds on an API 0.2 tool result's `structured_content` and
- * `metadata` (spec §3.2, §7), checked before the reply is written.
+ * `metadata` (docs/protocol-0.2.md §3.2, §7), checked before the reply is written.
  */
 import { memberPath, preview, utf8Bytes } from "../../check.ts";
 import { rawNumber } from "../../wire/json.ts";

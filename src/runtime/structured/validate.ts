@@ -1,6 +1,6 @@
 /**
  * Validation of a tool's `structured_content` against its `output_schema`
- * (API 0.2, spec §6.3), before the reply is written.
+ * (API 0.2, docs/protocol-0.2.md §6.3), before the reply is written.
  */
 import { type JsonRecord, isObject, memberPath } from "../../check.ts";
 import { canonicalJson } from "../../wire/canonical-json.ts";

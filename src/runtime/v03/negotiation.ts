@@ -48,7 +48,7 @@ const KNOWN_CAPABILITIES = new Set<string>([...REQUIRED_CAPABILITIES, ...OPTIONA
 const CONTRIBUTES_KEYS = new Set(["tools", "hooks", "providers", "flags", ...REFUSED_CONTRIBUTIONS]);
 
 /**
- * Answer an API 0.3 `initialize` (shared/spec/api-0.4.md §2.3.3): check the
+ * Answer an API 0.3 `initialize` (docs/protocol-0.3.md §3): check the
  * request and the host's `ContractOffer`, then select every required name
  * and the optional ones the extension implements, sorted by code point, with
  * the offered limits (lowered only where the author asked). Failures are the

@@ -1,5 +1,5 @@
 /**
- * Facts of extension API 0.3, the canonical wire (shared/spec/api-0.4.md §2.3;
+ * Facts of extension API 0.3, the canonical wire (docs/protocol-0.3.md;
  * octet `protocol/extension-api-v0.3.schema.json`, `API-0.4-REFERENCE.md`).
  */
 
