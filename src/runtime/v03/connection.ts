@@ -1,3 +1,4 @@
+import { isObject } from "../../check.ts";
 import { errorText } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import { CanonicalFrameError, decodeCanonicalFrame } from "../../wire/canonical-decode.ts";
@@ -266,7 +267,7 @@ export class CanonicalConnection implements Endpoint {
     const call: Call = { id, method, token: new CancellationToken(), settled: false };
     this.active.set(id, call);
     const context = (params as { context?: unknown }).context;
-    const ctx = new CanonicalHandlerContext(isPlainObject(context) ? (context as ExecutionContext) : {}, id, method, call.token, this.session?.params.workspace);
+    const ctx = new CanonicalHandlerContext(isObject(context) ? (context as ExecutionContext) : {}, id, method, call.token, this.session?.params.workspace);
     const start = () => {
       if (call.settled || call.token.cancelled) return undefined;
       return runInScope({ id, method, token: call.token, params }, run, ctx);
@@ -401,8 +402,4 @@ export class CanonicalConnection implements Endpoint {
     await Promise.race([this.writer.drained(), Bun.sleep(FINAL_FLUSH_MS)]);
     this.options.onStop();
   }
-}
-
-function isPlainObject(value: unknown): boolean {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
