@@ -84,3 +84,17 @@ test("every § citation names a document and a numbered heading in it (issue 26 
   expect(citations).toBeGreaterThan(300);
   expect(unresolved).toEqual([]);
 });
+
+test("one JSON-object type and one object guard, both in src/check.ts: src/ and codegen/ declare no other (issue 26 item 4)", () => {
+  const ALIAS = /^\s*(?:export\s+)?type\s+\w+\s*=\s*Record<string,\s*unknown>\s*;/m;
+  const GUARD = /typeof (\w+) === "object" && \1 !== null && !Array\.isArray\(\1\)|(\w+) !== null && typeof \2 === "object" && !Array\.isArray\(\2\)/;
+  const listed = Bun.spawnSync(["git", "ls-files", "-co", "--exclude-standard", "src", "codegen"], { cwd: REPO, stdout: "pipe" }).stdout.toString().split("\n");
+  const copies: string[] = [];
+  for (const file of listed) {
+    if (!file.endsWith(".ts") || file.includes("node_modules/") || file === "src/check.ts" || !existsSync(join(REPO, file))) continue;
+    const text = readFileSync(join(REPO, file), "utf8");
+    if (ALIAS.test(text)) copies.push(`${file}: a Record<string, unknown> alias (import JsonRecord from src/check.ts)`);
+    if (GUARD.test(text)) copies.push(`${file}: an object guard (import isObject from src/check.ts)`);
+  }
+  expect(copies).toEqual([]);
+});
