@@ -10,6 +10,7 @@
  */
 import type { JsonRecord } from "octet-extension/validation";
 import { resolve } from "node:path";
+import { MAX_MESSAGE_BYTES } from "octet-extension/protocol";
 import { type HostManifest, loadManifest, TestHost, type TestHostOptions } from "octet-extension/testing";
 import { argumentRefusal } from "./argument-refusal.ts";
 import { ToolError } from "./errors.ts";
@@ -74,7 +75,6 @@ const CANCEL_GRACE_MS = 2_000;
 const CANCEL_AFTER_MS = 100;
 const EXIT_BOUND_MS = 4_000;
 const IN_FLIGHT = 64;
-const FRAME_LIMIT = 1_048_576;
 
 /** A trial call that has not answered in this time is running its handler (a refusal is immediate). */
 const TRIAL_MS = 2_000;
@@ -152,7 +152,7 @@ const PROBES: Probe[] = [
     run: (subject) =>
       withHost(subject, async (host) => {
         await host.initialize();
-        host.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: 900, method: "octet-conformance/big", params: { pad: "x".repeat(FRAME_LIMIT) } }));
+        host.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: 900, method: "octet-conformance/big", params: { pad: "x".repeat(MAX_MESSAGE_BYTES) } }));
         const refusal = await host.waitForFrame((f) => "error" in f && (f.id === null || f.id === 900), 5_000).catch(() => undefined);
         if (!refusal || refusal.id !== null || (refusal.error as JsonRecord).code !== -32700) return fail(`a line over 1 MiB must be answered -32700 with id null, got ${refusal ? JSON.stringify(refusal) : "nothing"}`);
         return (await stillServing(host)) ? pass("a line over 1 MiB is answered -32700 with id null, then keeps serving") : fail("not serving after an oversize line");

@@ -1,3 +1,4 @@
+import { isObject } from "../check.ts";
 import { ErrorCode, RpcError, errorText } from "../errors.ts";
 import { type Feature, LIFECYCLE_METHODS, type LifecycleMethod, oversizeText, WIRE_ERRORS } from "../protocol.ts";
 import type { Logger } from "../log.ts";
@@ -14,7 +15,6 @@ import type { Registry } from "./registry.ts";
 import { type Outcome, Replies } from "./replies.ts";
 import { RequestContext } from "./request-context.ts";
 import { HandlersGate, RequestTable } from "./request-table.ts";
-import { isObject } from "./results.ts";
 import { Scheduler } from "./scheduler.ts";
 import { runInScope } from "./scope.ts";
 import type { Endpoint } from "./serve.ts";

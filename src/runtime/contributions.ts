@@ -1,7 +1,7 @@
 import type { HostAccess } from "./host-session.ts";
 import { notDeclared } from "./refusals.ts";
 import type { ContextEntry, NotificationParams, StatusEntry, Surface } from "./types.ts";
-import { checkContextEntry, checkStatusEntry, notificationParams } from "./validate.ts";
+import { checkContextEntry, checkStatusEntry, notificationParams } from "./contribution-checks.ts";
 
 /**
  * Extension→host notifications the manifest declares (docs/protocol-0.2.md §4.1–§4.4):

@@ -36,7 +36,8 @@ import type {
 } from "./types.ts";
 import { CanonicalExtension, speaksCanonicalApi } from "./v03/canonical-extension.ts";
 import { apiRefusal } from "./v03/refusals.ts";
-import type { SessionHookHandler, SessionHookName } from "./v03/types.ts";
+import type { SessionHookName } from "./v03/protocol.ts";
+import type { SessionHookHandler } from "./v03/types.ts";
 
 const NO_FLAGS: Readonly<Record<string, FlagValue>> = Object.freeze(Object.create(null));
 

@@ -15,7 +15,7 @@ import * as catalogChanges from "./catalog-changes.ts";
 import type { DynamicToolDefinition } from "./catalog-changes.ts";
 import * as contributions from "./contributions.ts";
 import type { HostAccess } from "./host-session.ts";
-import type { PresentationSnapshot } from "./presentation/types.ts";
+import type { PresentationSnapshot } from "./presentation/snapshot-types.ts";
 import { publishPresentation } from "./presentation-publisher.ts";
 import type { ProgressEvent } from "./progress.ts";
 import * as resourceCalls from "./resource-calls.ts";

@@ -1,7 +1,9 @@
 import { negotiatesFeatures } from "../protocol.ts";
 import { wireId } from "../wire/ids.ts";
 import type { Caller, HostAccess, HostSession } from "./host-session.ts";
-import { checkResourceOwner, checkSnapshot, type PresentationSnapshot } from "./presentation.ts";
+import { checkResourceOwner } from "./presentation/resource-owner.ts";
+import { checkSnapshot } from "./presentation/snapshot.ts";
+import type { PresentationSnapshot } from "./presentation/snapshot-types.ts";
 import { apiRefusal, notDeclared } from "./refusals.ts";
 import type { JsonObject, ResourceOwner } from "./types.ts";
 

@@ -36,8 +36,6 @@ export interface CommandEntry {
   handler: CommandHandler;
 }
 
-/** Re-exported for existing importers; defined with the other protocol facts in `src/protocol.ts`. */
-export type { LifecycleMethod } from "../protocol.ts";
 
 /** What `ext.tool()` takes besides the handler. */
 export interface ToolRegistration {

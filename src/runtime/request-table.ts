@@ -1,3 +1,4 @@
+import { isObject } from "../check.ts";
 import { ErrorCode, RpcError, cancelledError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { WIRE_ERRORS } from "../protocol.ts";
@@ -6,7 +7,6 @@ import { CancellationToken } from "./cancellation.ts";
 import { failureReply } from "./failure.ts";
 import { dispatch, isThenable, type MethodEnv, methodFor } from "./methods.ts";
 import type { Outcome, Replies } from "./replies.ts";
-import { isObject } from "./results.ts";
 import type { Scheduler } from "./scheduler.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { isObject } from "../check.ts";
 import { ErrorCode, RpcError } from "../errors.ts";
 import { checkResultBounds } from "./structured/result-bounds.ts";
-import { validateStructured } from "./structured/validate.ts";
+import { validateStructured } from "./structured/validate-structured.ts";
 import { DIAGNOSTICS_KEY, type Diagnostic, diagnosticSummary, diagnosticsProblem } from "./diagnostics.ts";
 import type { ApiVersion, JsonObject } from "./types.ts";
 
@@ -23,8 +23,6 @@ export function pyStr(value: unknown): string {
   }
 }
 
-/** Re-exported for the modules that import it from here (see `src/check.ts`). */
-export { isObject };
 
 function internal(message: string): RpcError {
   return new RpcError(ErrorCode.InternalError, message);

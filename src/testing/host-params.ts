@@ -1,7 +1,7 @@
 /** What octet sends besides the method's own params: initialize params (docs/protocol-0.2.md §3.1) and request contexts (§3). */
 
 import type { JsonRecord } from "../check.ts";
-import { negotiatesFeatures } from "../protocol.ts";
+import { negotiatesFeatures, RESOURCE_LIMITS } from "../protocol.ts";
 import { flagValueFits, type HostManifest } from "./manifest.ts";
 import type { TestHostOptions } from "./host-options.ts";
 
@@ -52,8 +52,6 @@ function hookFeatures04(manifest: HostManifest): string[] {
   return offer;
 }
 
-/** The resource registry limits a 0.4 host offers; a reply may echo exactly these or leave them out. */
-export const RESOURCE_REFS_LIMITS = { max_records: 256, max_registrations_per_parent: 32 } as const;
 
 /** Initialize params built from the manifest, as octet sends them. */
 export function initializeParams(manifest: HostManifest, workspace: string, options: Pick<TestHostOptions, "octetVersion" | "offer" | "flags">, bulk?: JsonRecord): JsonRecord {
@@ -102,7 +100,7 @@ export function initializeParams(manifest: HostManifest, workspace: string, opti
       version: "0.4",
       required_features: offer.required ?? REQUIRED_FEATURES,
       optional_features: offer.optional ?? [...hookFeatures04(m), ...(bulk ? ["bulk_objects_v1"] : [])],
-      limits: { max_concurrent_requests: offer.maxConcurrentRequests ?? 64, resource_refs_v1: { ...RESOURCE_REFS_LIMITS } },
+      limits: { max_concurrent_requests: offer.maxConcurrentRequests ?? 64, resource_refs_v1: { ...RESOURCE_LIMITS } },
     };
     if (bulk) (params.protocol as JsonRecord).bulk_objects_v1 = bulk;
   }

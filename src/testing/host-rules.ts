@@ -1,7 +1,7 @@
 import { isObject, type JsonRecord } from "../check.ts";
+import { RESOURCE_LIMITS } from "../protocol.ts";
 import { readUnsigned64 } from "../wire/json.ts";
 import type { HostManifest } from "./manifest.ts";
-import { RESOURCE_REFS_LIMITS } from "./host-params.ts";
 import { SESSION_SERVICE_FEATURES } from "./host-services.ts";
 import { promptMetadataProblem } from "./prompt-rules.ts";
 
@@ -153,8 +153,9 @@ export function checkInitializeResult(result: unknown, manifest: HostManifest, o
 }
 
 function sameResourceLimits(value: unknown): boolean {
-  if (!isObject(value) || keysWithin(value, Object.keys(RESOURCE_REFS_LIMITS))) return false;
-  return Object.entries(RESOURCE_REFS_LIMITS).every(([key, limit]) => value[key] === limit);
+  // The limits are a fact (src/protocol.ts); the check of the reply is this module's own.
+  if (!isObject(value) || keysWithin(value, Object.keys(RESOURCE_LIMITS))) return false;
+  return Object.entries(RESOURCE_LIMITS).every(([key, limit]) => value[key] === limit);
 }
 
 function sameSet(a: string[], b: string[]): boolean {

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { canonicalJson, checkResultBounds, validateStructured } from "../../src/runtime/structured.ts";
+import { checkResultBounds } from "../../src/runtime/structured/result-bounds.ts";
+import { validateStructured } from "../../src/runtime/structured/validate-structured.ts";
+import { canonicalJson } from "../../src/wire/canonical-json.ts";
 import { encodeFrame } from "../../src/wire/encode.ts";
 
 /** Two different lone surrogates: on the wire both become U+FFFD (docs/protocol-0.2.md §1.1). */

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { checkResourceOwner, checkSnapshot } from "../../src/runtime/presentation.ts";
+import { checkResourceOwner } from "../../src/runtime/presentation/resource-owner.ts";
+import { checkSnapshot } from "../../src/runtime/presentation/snapshot.ts";
 
 type Obj = Record<string, unknown>;
 

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { checkOutputSchema, checkResultBounds, validateStructured } from "../../src/runtime/structured.ts";
+import { checkOutputSchema } from "../../src/output-schema.ts";
+import { checkResultBounds } from "../../src/runtime/structured/result-bounds.ts";
+import { validateStructured } from "../../src/runtime/structured/validate-structured.ts";
 
 /** A chain of `levels` schema nodes linked by `items` (the root is level 1). */
 function nestedSchema(levels: number): Record<string, unknown> {

@@ -4,7 +4,7 @@
  */
 import { type JsonRecord, fail, has } from "../../check.ts";
 import { MAX_TEXT_BYTES } from "./limits.ts";
-import { PRESENTATION_STATES } from "./types.ts";
+import { PRESENTATION_STATES } from "./snapshot-types.ts";
 
 const ID_PATTERN = /^[A-Za-z0-9_.:\/-]+$/;
 

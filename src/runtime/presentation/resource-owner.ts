@@ -1,7 +1,7 @@
 import { fail, isNonBlankString, object, portableInteger, required } from "../../check.ts";
 import { scanText } from "./fields.ts";
 import { MAX_SESSION_ID_BYTES } from "./limits.ts";
-import type { ResourceOwnerTriple } from "./types.ts";
+import type { ResourceOwnerTriple } from "./snapshot-types.ts";
 
 /** Check a `resource_owner` (docs/protocol-0.2.md §6.2) and return a copy holding exactly the triple. */
 export function checkResourceOwner(owner: unknown): ResourceOwnerTriple {

@@ -2,8 +2,6 @@
 import type { HandlerContext } from "../types.ts";
 import type { SessionHookName } from "./protocol.ts";
 
-export type { SessionHookName } from "./protocol.ts";
-
 /** `ProtocolLimits`. */
 export interface ProtocolLimits {
   max_frame_bytes: number;
