@@ -17,7 +17,7 @@ import { errorReply, NO_REPLY, replyFrame, type Responders } from "./responders.
 import { decodeStdoutLine } from "./stdout-frames.ts";
 import type { HostReadEvent } from "./stdout-reader.ts";
 import type { Transcript, TranscriptEntry } from "./transcript.ts";
-import type { CanonicalHostSession } from "./v03/host-session.ts";
+import type { CanonicalHostSession } from "./v03/canonical-host-session.ts";
 import { extensionMessageViolation } from "./v03/rules.ts";
 
 /** What the router reads from and writes to: the test host's parts. */

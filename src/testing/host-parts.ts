@@ -22,7 +22,7 @@ import { readStdout } from "./stdout-reader.ts";
 import { Transcript } from "./transcript.ts";
 import { canonicalText } from "./v03/canonical-text.ts";
 import { readCanonicalStdout } from "./v03/frame-reader.ts";
-import { CanonicalHostSession } from "./v03/host-session.ts";
+import { CanonicalHostSession } from "./v03/canonical-host-session.ts";
 
 /** The wired parts; see the module comment. */
 export interface HostParts {
