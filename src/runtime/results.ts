@@ -82,11 +82,14 @@ const PART_KEYS: Record<string, Set<string>> = {
 };
 
 /** API 0.2 and 0.4 tool result (docs/protocol-0.2.md §3.2, §8.6); `api` is the negotiated version, named in refusals. */
-export function toolResult02(value: unknown, opts: { api: ApiVersion; outputSchema: JsonObject | undefined; artifacts: boolean; bulk?: boolean }): JsonObject {
-  if (opts.outputSchema === undefined) {
-    const plain = plainTextResult(value);
-    if (plain !== undefined) return plain;
-  }
+export function toolResult02(value: unknown, opts: ToolResultOptions): JsonObject {
+  return (opts.outputSchema === undefined ? plainTextResult(value) : undefined) ?? checkedToolResult(value, opts);
+}
+
+type ToolResultOptions = { api: ApiVersion; outputSchema: JsonObject | undefined; artifacts: boolean; bulk?: boolean };
+
+/** The general walk of {@link toolResult02}, a function of its own so that the JIT compiles only the short path per call. */
+function checkedToolResult(value: unknown, opts: ToolResultOptions): JsonObject {
   let result: JsonObject;
   if (!isObject(value)) {
     const text = value === null || value === undefined ? undefined : pyStr(value);

@@ -84,6 +84,27 @@ export async function serve(
   }
 }
 
+/**
+ * The host is not reading stdout: dispatch no more requests until it does (docs/protocol-0.2.md §8.10), but
+ * read ahead to an EOF already written; what was read is dispatched on resuming, or before EOF. Gives the
+ * read to await next, none once the input ended; a read error is thrown. (Out of line: the read loop
+ * runs once per chunk, and the JIT compiles what it holds.)
+ */
+async function whileHostStalls(
+  reader: { read(): Promise<ReadResult> },
+  next: Promise<ReadResult>,
+  writer: FrameWriter,
+  take: (chunk: Uint8Array) => void,
+  log: Logger,
+): Promise<{ next?: Promise<ReadResult> }> {
+  const ahead = await readAhead(reader, next, writer.whenBelow(WRITE_BACKLOG_LOW));
+  for (const chunk of ahead.chunks) take(chunk);
+  if (!ahead.ended) return { next: ahead.next! };
+  if (ahead.error !== undefined) throw ahead.error;
+  log.info("stdin ended while the host was not reading stdout", { read_ahead_bytes: ahead.chunks.reduce((n, c) => n + c.length, 0) });
+  return {};
+}
+
 async function readLoop(
   reader: { read(): Promise<ReadResult> },
   firstRead: Promise<ReadResult>,
@@ -103,22 +124,12 @@ async function readLoop(
   };
   let failure: unknown;
   try {
-    for (let next = firstRead; ; ) {
+    for (let next: Promise<ReadResult> | undefined = firstRead; next !== undefined; ) {
       const { done, value } = await next;
       if (done || !value) break;
       take(value);
       next = reader.read();
-      if (writer.backlog <= WRITE_BACKLOG_HIGH) continue;
-      // The host is not reading stdout: dispatch no more requests until it does (docs/protocol-0.2.md §8.10), but
-      // read ahead to an EOF already written. What was read is dispatched on resuming, or before EOF.
-      const ahead = await readAhead(reader, next, writer.whenBelow(WRITE_BACKLOG_LOW));
-      for (const chunk of ahead.chunks) take(chunk);
-      if (ahead.ended) {
-        failure = ahead.error;
-        if (failure === undefined) log.info("stdin ended while the host was not reading stdout", { read_ahead_bytes: ahead.chunks.reduce((n, c) => n + c.length, 0) });
-        break;
-      }
-      next = ahead.next!;
+      if (writer.backlog > WRITE_BACKLOG_HIGH) next = (await whileHostStalls(reader, next, writer, take, log)).next;
     }
   } catch (error) {
     failure = error;
