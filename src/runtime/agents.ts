@@ -105,8 +105,8 @@ async function send(access: HostAccess, method: HostMethod, params: JsonObject, 
   const call = CALLS[method] ?? method;
   // agent/models needs agent_model_selection_v1 by the table; on a spawn it is the option that needs it.
   if (extra !== undefined) {
-    host.require("agent_sessions", call);
-    host.require(extra, "ext.spawnAgent({ modelSelection })");
+    host.requireFeature("agent_sessions", call);
+    host.requireFeature(extra, "ext.spawnAgent({ modelSelection })");
   }
   return host.request(method, params, call, access.caller(), { parentRequestId });
 }

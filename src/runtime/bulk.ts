@@ -117,7 +117,7 @@ export function read(access: HostAccess, ref: BlobRef, options: { maxBytes: numb
 function withBulk<T>(access: HostAccess, call: string, run: (offer: BulkOffer, send: BulkSend) => Promise<T>): Promise<T> {
   try {
     const host = access.session();
-    host.require("bulk_objects_v1", call);
+    host.requireFeature("bulk_objects_v1", call);
     const scope = access.caller();
     if (scope?.method !== "tool/call") throw new Error("bulk objects are used from a tool handler (octet requires a live tool/call parent)");
     const parent = host.parent(scope);

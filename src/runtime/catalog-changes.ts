@@ -62,7 +62,7 @@ export function unregisterTools(access: HostAccess, names: string[]): Promise<Ca
 function change(access: HostAccess, call: string, run: (host: HostSession) => Promise<CatalogUpdate>): Promise<CatalogUpdate> {
   try {
     const host = access.session();
-    host.require("dynamic_tools", call);
+    host.requireFeature("dynamic_tools", call);
     return run(host);
   } catch (error) {
     return Promise.reject(error);

@@ -68,7 +68,7 @@ export class HostSession {
   }
 
   /** `-32601` unless `feature` was negotiated, naming `call` and saying why not and how to get it (`refusals.ts`). */
-  require(feature: Feature, call: string): void {
+  requireFeature(feature: Feature, call: string): void {
     if (this.api !== "0.1" && this.negotiated.features.has(feature)) return;
     throw featureRefusal(call, feature, this.negotiated, this.supported);
   }
@@ -99,7 +99,7 @@ export class HostSession {
     options: { parentRequestId?: RequestId; parent?: ParentPlacement; detached?: boolean } = {},
   ): Promise<unknown> {
     const needs = (HOST_REQUEST_FEATURES as Readonly<Record<string, readonly Feature[] | undefined>>)[method];
-    if (needs) for (const feature of needs) this.require(feature, call);
+    if (needs) for (const feature of needs) this.requireFeature(feature, call);
     const placement = options.parent ?? "last";
     let sent = params;
     if (placement === "last") sent = { ...params, parent_request_id: this.parent(caller, options.parentRequestId) };

@@ -17,7 +17,7 @@ const exportedUnder = new WeakSet<object>();
 export async function exportResource<T>(access: HostAccess, type: ResourceType<T>, value: T): Promise<ResourceRef> {
   const call = "ext.resources.export()";
   const host = access.session();
-  host.require("resource_refs_v1", call);
+  host.requireFeature("resource_refs_v1", call);
   if (access.registry.resourceTypes.get(type?.name) !== type) throw new Error("export a value of a type registered with ext.resourceType");
   const scope = access.caller();
   if (scope?.method !== "tool/call" || !scope.afterReply) throw new Error("resources are exported from a tool handler (octet requires a live tool/call parent)");
@@ -37,7 +37,7 @@ export async function exportResource<T>(access: HostAccess, type: ResourceType<T
 export async function releaseResource(access: HostAccess, ref: ResourceRef): Promise<{ retired: true; cleanup: string }> {
   const call = "ext.resources.release()";
   const host = access.session();
-  host.require("resource_refs_v1", call);
+  host.requireFeature("resource_refs_v1", call);
   if (!isResourceRef(ref)) throw new Error("not a ResourceRef");
   const scope = access.caller();
   if (scope?.method !== "tool/call") throw new Error("resources are released from a tool handler (octet requires a live tool/call parent)");

@@ -111,11 +111,11 @@ function checkIntent(intent: unknown): PolicyIntent {
 export async function evaluatePolicy(access: HostAccess, intent: PolicyIntent, options: { approvalToken?: string; parentRequestId?: RequestId } = {}): Promise<PolicyDecision> {
   checkIntent(intent);
   const host = access.session();
-  host.require("policy_intents", "ext.evaluatePolicy()");
+  host.requireFeature("policy_intents", "ext.evaluatePolicy()");
   const params: JsonObject = { intent };
   if (options.approvalToken !== undefined) {
     if (typeof options.approvalToken !== "string" || !HEX64.test(options.approvalToken)) throw new Error("approval token must be 64 lowercase hexadecimal characters");
-    host.require("approvals", "ext.evaluatePolicy({ approvalToken })");
+    host.requireFeature("approvals", "ext.evaluatePolicy({ approvalToken })");
     params.approval_token = options.approvalToken;
   }
   const reply = await host.request("policy/evaluate", params, "ext.evaluatePolicy()", access.caller(), { parentRequestId: options.parentRequestId });
@@ -123,7 +123,7 @@ export async function evaluatePolicy(access: HostAccess, intent: PolicyIntent, o
   const decision: PolicyDecision = { decision: reply.decision as PolicyDecision["decision"] };
   if (reply.approval_token !== undefined && reply.approval_token !== null) {
     if (typeof reply.approval_token !== "string" || !HEX64.test(reply.approval_token)) throw invalidReply("invalid policy response: approval token must be 64 lowercase hex");
-    host.require("approvals", "ext.evaluatePolicy() receiving an approval token");
+    host.requireFeature("approvals", "ext.evaluatePolicy() receiving an approval token");
     if (decision.decision !== "ask") throw invalidReply("invalid policy response: an approval token comes only with ask");
     decision.approval_token = reply.approval_token;
   }

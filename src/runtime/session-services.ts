@@ -159,7 +159,7 @@ export interface CompactionResult {
 export function compactSession(access: HostAccess, options: { customInstructions?: string } = {}): Promise<CompactionResult> {
   try {
     const host = access.session();
-    host.require("session_compaction_v1", "ext.session.compact()");
+    host.requireFeature("session_compaction_v1", "ext.session.compact()");
     if (options.customInstructions !== undefined) text(options.customInstructions, "custom instructions", INSTRUCTIONS_BYTES);
     const scope = access.caller();
     if (!scope?.afterReply) throw new Error("session compaction is requested from inside a tool or command handler");
