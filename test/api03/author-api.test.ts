@@ -96,6 +96,34 @@ describe("registration refusals name API 0.3 in one line", () => {
   });
 });
 
+describe("octet's own initialize fixtures", () => {
+  // protocol/fixtures/extension-api-v0.3/initialize-request.json and initialize-response.json (octet), byte for byte
+  const REQUEST =
+    '{"api_version":"0.3","capabilities":{"filesystem":"workspace","network":false,"process":false},"contract":{"encoding":"octet-canonical-json-v1","limits":{"max_concurrent_requests":4,"max_frame_bytes":1048576,"max_tools":256},"optional_capabilities":["lifecycle_events","migration.adapter.v1","provider_auth","provider_catalog","provider_stream"],"optional_methods":["hook/run","migration/detect","migration/import","provider/auth/request","provider/auth/revoke","provider/cancel","provider/event","provider/stream","providers/complete","providers/register","providers/unregister","providers/update"],"required_capabilities":["content_parts","core","request_cancellation","tool_call"],"required_methods":["$/cancelRequest","initialize","shutdown","tool/call"],"schema":"octet.extension.api/0.3"},"contributes":{"tools":["echo"]},"extension":{"name":"fixture","source":"explicit","version":"0.3.0"},"flag_values":[{"name":"fixture-count","value":3},{"name":"fixture-enabled","value":true}],"host":{"label":"café"},"octet_version":"0.7.0","workspace":"/workspace"}';
+  const RESPONSE =
+    '{"api_version":"0.3","contract":{"capabilities":["content_parts","core","request_cancellation","tool_call"],"encoding":"octet-canonical-json-v1","limits":{"max_concurrent_requests":4,"max_frame_bytes":1048576,"max_tools":256},"methods":["$/cancelRequest","initialize","shutdown","tool/call"],"schema":"octet.extension.api/0.3"},"tools":[{"description":"Return the supplied value.","name":"echo","parameters":{"additionalProperties":false,"properties":{"value":{"type":"string"}},"required":["value"],"type":"object"}}]}';
+
+  test("an extension with octet's fixture tool answers octet's fixture offer with octet's fixture response, byte for byte", async () => {
+    const proc = launch(`
+      ext.tool({ name: "echo", description: "Return the supplied value.", parameters: { type: "object", properties: { value: { type: "string" } }, required: ["value"], additionalProperties: false } },
+        (args) => ({ content: args.value, structured_content: { value: args.value }, metadata: {} }));
+    `);
+    const stdin = proc.stdin as import("bun").FileSink;
+    stdin.write(`{"id":1,"jsonrpc":"2.0","method":"initialize","params":${REQUEST}}\n`);
+    stdin.write(`${canon({ id: 2, jsonrpc: "2.0", method: "tool/call", params: { arguments: { value: "hello" }, context: { workspace: "/workspace" }, name: "echo" } })}\n`);
+    stdin.flush();
+    const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+    let out = "";
+    while (out.split("\n").length < 3) out += new TextDecoder().decode((await reader.read()).value);
+    stdin.end();
+    const [initialize, call] = out.trim().split("\n");
+    expect(initialize).toBe(`{"id":1,"jsonrpc":"2.0","result":${RESPONSE}}`);
+    // octet's tool-call-result fixture value, in canonical form
+    expect(call).toBe('{"id":2,"jsonrpc":"2.0","result":{"content":[{"text":"hello","type":"text"}],"is_error":false,"metadata":{},"structured_content":{"value":"hello"}}}');
+    expect(await proc.exited).toBe(0);
+  });
+});
+
 describe("tool results on the wire", () => {
   test("strings, result objects, typed tools, invalid arguments, host services and media parts", async () => {
     const proc = launch(`
