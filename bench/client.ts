@@ -28,6 +28,9 @@ export function benchPipes(): BenchPipes {
   return { stdin: fifo(constants.O_RDONLY), stdout: fifo(constants.O_WRONLY) };
 }
 
+/** The API versions the bench runs (0.4 is the 0.2 wire under its own version). */
+export type BenchApi = "0.1" | "0.2" | "0.4";
+
 /** A minimal host for benchmarks: raw lines in, parsed frames out, no validation; stdio over pipes, as octet launches. */
 export class BenchClient {
   private waiters = new Map<number, (frame: any) => void>();
@@ -40,7 +43,7 @@ export class BenchClient {
 
   constructor(
     argv: string[],
-    private readonly api: "0.1" | "0.2" = "0.1",
+    private readonly api: BenchApi = "0.1",
     env: Record<string, string> = {},
     { stdin, stdout }: BenchPipes = benchPipes(),
   ) {
@@ -75,18 +78,29 @@ export class BenchClient {
     }
   }
 
+  /** Send one request; requests made in the same tick go out in one write, as the kit's driver sends them. */
   request(method: string, params: unknown): Promise<any> {
     const id = this.nextId++;
     const done = new Promise((resolve) => this.waiters.set(id, resolve));
     this.input.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
-    void this.input.flush();
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      queueMicrotask(this.flushInput);
+    }
     return done;
   }
 
-  initialize(tools = ["echo", "burst"]): Promise<any> {
+  private flushQueued = false;
+  private readonly flushInput = () => {
+    this.flushQueued = false;
+    void this.input.flush();
+  };
+
+  /** `initialize` as the shared kit's host sends it: API 0.2/0.4 offer concurrency 4 and request_progress. */
+  initialize(tools = ["echo", "progress"]): Promise<any> {
     const params: Record<string, unknown> = { api_version: this.api, contributes: { tools, commands: [], notifications: true } };
-    if (this.api === "0.2") {
-      params.protocol = { version: "0.2", required_features: ["request_cancellation", "content_parts"], optional_features: ["request_progress"], limits: { max_concurrent_requests: 64 } };
+    if (this.api !== "0.1") {
+      params.protocol = { version: this.api, required_features: ["request_cancellation", "content_parts"], optional_features: ["request_progress"], limits: { max_concurrent_requests: 4 } };
     }
     return this.request("initialize", params);
   }
