@@ -40,3 +40,4 @@ export type { RequestId } from "./wire/ids.ts";
 export type * from "./runtime/types.ts";
 export type * from "./runtime/kinds.ts";
 
+export type { ProviderAuth, ProviderAuthorizationResult, ProviderCalls, ProviderCatalogResult, ProviderDeclaration, ProviderEvent, ProviderEventKind, ProviderHandlers, ProviderModel, ProviderStreamContext, ProviderStreamHandler, ProviderStreamRequest, StopReason } from "./runtime/v03/provider-types.ts";

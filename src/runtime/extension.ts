@@ -38,6 +38,7 @@ import { CanonicalExtension, speaksCanonicalApi } from "./v03/canonical-extensio
 import { apiRefusal } from "./v03/refusals.ts";
 import type { SessionHookName } from "./v03/protocol.ts";
 import type { SessionHookHandler } from "./v03/types.ts";
+import type { ProviderCalls, ProviderDeclaration, ProviderHandlers } from "./v03/provider-types.ts";
 
 const NO_FLAGS: Readonly<Record<string, FlagValue>> = Object.freeze(Object.create(null));
 
@@ -167,6 +168,19 @@ export class Extension extends DeprecatedNames implements Host {
     if (this.v03) this.v03.hook(name, handler as SessionHookHandler<any>);
     else this.registry.addHook(name as HookName, handler as HookHandler<any>);
     return this;
+  }
+
+  /** Declare a model provider (API 0.3 only; docs/api-0.3.md "Providers"): registered at initialize, streamed by `handlers.stream`. */
+  provider(declaration: ProviderDeclaration, handlers?: ProviderHandlers): this {
+    if (!this.v03) throw new Error(`ext.provider() is available on extension API 0.3 only (this extension speaks ${this.apiVersion}); declare api_version "0.3" to provide models`);
+    this.v03.provider(declaration, handlers);
+    return this;
+  }
+
+  /** Provider calls after initialize (API 0.3 only): update, unregister, authorize, revoke. */
+  get providers(): ProviderCalls {
+    if (!this.v03) throw new Error(`ext.providers is available on extension API 0.3 only (this extension speaks ${this.apiVersion}); declare api_version "0.3" to provide models`);
+    return this.v03.providers;
   }
 
   /** Register the context provider (`context/collect`); needs `contributes.context = true`. */

@@ -7,6 +7,8 @@ import { type RunOptions, serve } from "../serve.ts";
 import type { ShutdownHandler, ToolHandler } from "../types.ts";
 import { CanonicalConnection } from "./connection.ts";
 import { API_VERSION_03 } from "./protocol.ts";
+import type { ProviderDeclaration, ProviderHandlers } from "./provider-types.ts";
+import { CanonicalProviders } from "./providers.ts";
 import { type CanonicalService, CanonicalRegistry } from "./registry.ts";
 import type { InitializeRequest03, SessionHookHandler } from "./types.ts";
 
@@ -23,6 +25,8 @@ export function speaksCanonicalApi(explicit: string | undefined): boolean {
 export class CanonicalExtension {
   readonly registry = new CanonicalRegistry();
   private connection: CanonicalConnection | undefined;
+  private providerSet: CanonicalProviders | undefined;
+  private started = false;
 
   constructor(
     private readonly log: Logger,
@@ -47,6 +51,19 @@ export class CanonicalExtension {
     this.registry.addService(service);
   }
 
+  /** Declare a model provider (docs/api-0.3.md "Providers"); its groups join the negotiation. */
+  provider(declaration: ProviderDeclaration, handlers?: ProviderHandlers): void {
+    if (this.started) throw new Error("cannot register a provider after run() started");
+    const providers = this.providers;
+    providers.add(declaration, handlers);
+    if (providers.size === 1) for (const service of providers.services()) this.registry.addService(service);
+  }
+
+  /** `ext.providers`: update, unregister and authorization calls after initialize. */
+  get providers(): CanonicalProviders {
+    return (this.providerSet ??= new CanonicalProviders(this.log));
+  }
+
   get initialized(): boolean {
     return this.connection?.negotiated !== undefined;
   }
@@ -69,6 +86,7 @@ export class CanonicalExtension {
 
   async run(io: RunOptions): Promise<void> {
     this.registry.freeze();
+    this.started = true;
     await serve(io, this.log, { maxMessageBytes: MAX_CANONICAL_FRAME_BYTES, gcPacingBytes: this.resolved.gcPacingBytes }, ({ writer, handlersReady, stop }) => {
       this.connection = new CanonicalConnection({
         registry: this.registry,
