@@ -39,5 +39,8 @@ export { Logger, type LogLevel } from "./log.ts";
 export type { RequestId } from "./wire/ids.ts";
 export type * from "./runtime/types.ts";
 export type * from "./runtime/kinds.ts";
+export type { BusEvent, BusEventHandler, BusField, BusLifecycleHandler, BusLifecycleNotice, BusSubscription, EventBus } from "./runtime/v03/bus.ts";
+export type { MigrationAdapter, MigrationDetection, MigrationDiagnostic, MigrationImport, MigrationMcpServer, MigrationModel, MigrationSkill } from "./runtime/v03/migration.ts";
+export type { SessionLifecycle } from "./runtime/v03/sessions.ts";
 
 export type { ProviderAuth, ProviderAuthorizationResult, ProviderCalls, ProviderCatalogResult, ProviderDeclaration, ProviderEvent, ProviderEventKind, ProviderHandlers, ProviderModel, ProviderStreamContext, ProviderStreamHandler, ProviderStreamRequest, StopReason } from "./runtime/v03/provider-types.ts";

@@ -38,6 +38,9 @@ import { CanonicalExtension, speaksCanonicalApi } from "./v03/canonical-extensio
 import { apiRefusal } from "./v03/refusals.ts";
 import type { SessionHookName } from "./v03/protocol.ts";
 import type { SessionHookHandler } from "./v03/types.ts";
+import type { EventBus } from "./v03/bus.ts";
+import type { MigrationAdapter } from "./v03/migration.ts";
+import type { SessionLifecycle } from "./v03/sessions.ts";
 import type { ProviderCalls, ProviderDeclaration, ProviderHandlers } from "./v03/provider-types.ts";
 
 const NO_FLAGS: Readonly<Record<string, FlagValue>> = Object.freeze(Object.create(null));
@@ -181,6 +184,27 @@ export class Extension extends DeprecatedNames implements Host {
   get providers(): ProviderCalls {
     if (!this.v03) throw new Error(`ext.providers is available on extension API 0.3 only (this extension speaks ${this.apiVersion}); declare api_version "0.3" to provide models`);
     return this.v03.providers;
+  }
+
+  /** Register the migration adapter (API 0.3 only; docs/api-0.3.md "Migration adapters"). */
+  migration(adapter: MigrationAdapter): this {
+    this.only03("ext.migration()").migration(adapter);
+    return this;
+  }
+
+  /** Session lifecycle calls (API 0.3 only; docs/api-0.3.md "Session lifecycle"): `enable()` before run, then create/fork/reload/switch. */
+  get sessions(): SessionLifecycle {
+    return this.only03("ext.sessions").sessions;
+  }
+
+  /** The event bus (API 0.3 only; docs/api-0.3.md "Event bus"): declare, publish, subscribe, lifecycle notices. */
+  get bus(): EventBus {
+    return this.only03("ext.bus").bus;
+  }
+
+  private only03(call: string): CanonicalExtension {
+    if (!this.v03) throw new Error(`${call} is available on extension API 0.3 only (this extension speaks ${this.apiVersion}); declare api_version "0.3" to use it`);
+    return this.v03;
   }
 
   /** Register the context provider (`context/collect`); needs `contributes.context = true`. */

@@ -5,7 +5,10 @@ import type { ExtensionOptions, ResolvedOptions } from "../options.ts";
 import type { ToolRegistration } from "../registry.ts";
 import { type RunOptions, serve } from "../serve.ts";
 import type { ShutdownHandler, ToolHandler } from "../types.ts";
+import { EventBus } from "./bus.ts";
 import { CanonicalConnection } from "./connection.ts";
+import { checkMigrationAdapter, type MigrationAdapter, migrationService } from "./migration.ts";
+import { SessionLifecycle } from "./sessions.ts";
 import { API_VERSION_03 } from "./protocol.ts";
 import type { ProviderDeclaration, ProviderHandlers } from "./provider-types.ts";
 import { CanonicalProviders } from "./providers.ts";
@@ -28,11 +31,28 @@ export class CanonicalExtension {
   private providerSet: CanonicalProviders | undefined;
   private started = false;
 
+  /** Session lifecycle and event bus handles (docs/api-0.3.md). */
+  readonly sessions = new SessionLifecycle();
+  readonly bus: EventBus;
+  private migrationAdapter = false;
+
   constructor(
     private readonly log: Logger,
     private readonly options: ExtensionOptions,
     private readonly resolved: ResolvedOptions,
-  ) {}
+  ) {
+    this.bus = new EventBus(log, () => (this.initialization?.extension as { name?: string } | undefined)?.name);
+    this.registry.addService(this.sessions.service());
+    this.registry.addService(this.bus.service());
+  }
+
+  /** Register the migration adapter (`migration.adapter.v1`); at most one. */
+  migration(adapter: MigrationAdapter): void {
+    const checked = checkMigrationAdapter(adapter);
+    if (this.migrationAdapter) throw new Error("a migration adapter is already registered");
+    this.registry.addService(migrationService(checked));
+    this.migrationAdapter = true;
+  }
 
   tool(definition: ToolRegistration, handler: ToolHandler<any>, validate?: ArgumentValidator): void {
     this.registry.addTool(definition, handler, validate);

@@ -60,7 +60,7 @@ const THEME_ROLES = [
   "syntax_comment", "syntax_function", "syntax_keyword", "syntax_number", "syntax_operator", "syntax_punctuation", "syntax_string", "syntax_type", "syntax_variable", "warning",
 ] as const;
 
-/** Every model of the schema but the event bus's (part B of issue 27 adds those). */
+/** Every model of the schema (the event bus's from the newest schema; their bounds are checked in `bus-rules.ts`). */
 export const MODELS: Readonly<Record<string, ModelSpec>> = {
   ProtocolLimits: record(req("max_frame_bytes", "integer"), req("max_concurrent_requests", "integer"), req("max_tools", "integer")),
   ContractOffer: record(
@@ -228,6 +228,49 @@ export const MODELS: Readonly<Record<string, ModelSpec>> = {
     opt("theme_id", "string", { maxBytes: "max_theme_id_bytes" }),
     opt("reason", "string", reason),
   ),
+  BusFieldSpec: record(
+    req("name", "string"),
+    req("kind", "string", { values: ["string", "integer", "boolean", "enum"] }),
+    req("required", "boolean"),
+    req("max_bytes", "integer"),
+    req("values", "string[]"),
+    opt("minimum", "signed_integer"),
+    opt("maximum", "signed_integer"),
+  ),
+  BusDeclareParams: record(req("binding_id", "string"), req("topic", "string"), req("fields", "BusFieldSpec[]")),
+  BusTopicParams: record(req("binding_id", "string"), req("topic", "string")),
+  BusAck: record(req("binding_id", "string")),
+  BusPublishParams: record(req("binding_id", "string"), req("topic", "string"), req("payload", "json")),
+  BusPublishResult: record(req("binding_id", "string"), req("sequence", "integer"), req("published_at_ms", "integer")),
+  BusEventParams: record(
+    req("binding_id", "string"),
+    req("topic", "string"),
+    req("publisher", "string"),
+    req("publisher_instance_id", "string"),
+    req("process_generation", "integer"),
+    req("sequence", "integer"),
+    req("published_at_ms", "integer"),
+    req("payload", "json"),
+  ),
+  BusSubscribeResult: {
+    kind: "union",
+    tag: "state",
+    variants: [
+      { wire: "pending", fields: [req("binding_id", "string"), req("topic_revision", "integer")] },
+      { wire: "active", fields: [req("binding_id", "string"), req("topic_revision", "integer"), req("publisher_instance_id", "string"), req("process_generation", "integer")] },
+    ],
+  },
+  BusLifecycleParams: {
+    kind: "union",
+    tag: "kind",
+    variants: [
+      { wire: "binding", fields: [req("binding_id", "string"), req("binding_revision", "integer")] },
+      ...(["topic_available", "topic_unavailable"] as const).map((wire) => ({
+        wire,
+        fields: [req("binding_id", "string"), req("topic", "string"), req("topic_revision", "integer"), req("publisher_instance_id", "string"), req("process_generation", "integer")],
+      })),
+    ],
+  },
 };
 
 /** The params and result model of each method (`null`: none). */
@@ -253,4 +296,10 @@ export const METHOD_MODELS: Readonly<Record<string, { params: string | null; res
   "session/reload": { params: "SessionReloadParams", result: "SessionLifecycleResult" },
   "session/switch": { params: "SessionSwitchParams", result: "SessionLifecycleResult" },
   "theme/select": { params: "ThemeSelectParams", result: "ThemeSelectResult" },
+  "bus/declare": { params: "BusDeclareParams", result: "BusAck" },
+  "bus/subscribe": { params: "BusTopicParams", result: "BusSubscribeResult" },
+  "bus/unsubscribe": { params: "BusTopicParams", result: "BusAck" },
+  "bus/publish": { params: "BusPublishParams", result: "BusPublishResult" },
+  "bus/event": { params: "BusEventParams", result: null },
+  "bus/lifecycle": { params: "BusLifecycleParams", result: null },
 };
