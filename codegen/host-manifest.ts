@@ -32,7 +32,7 @@ export function renderHostManifest(m: AuthorManifest, entrypoint = m.entrypoint 
   for (const key of ["hooks", "ui"]) if (Array.isArray(c[key]) && (c[key] as unknown[]).length > 0) contributes.push(`${key} = ${strings(c[key] as string[])}`);
   if (c.context !== undefined) contributes.push(`context = ${value(c.context)}`);
   if (Array.isArray(c.tool_renderers) && c.tool_renderers.length > 0) contributes.push(`tool_renderers = ${strings(c.tool_renderers as string[])}`);
-  for (const key of ["notifications", "confirmations", "presentation", "menu"]) if (c[key] !== undefined) contributes.push(`${key} = ${value(c[key])}`);
+  for (const key of ["notifications", "confirmations", "presentation", "menu", "providers"]) if (c[key] !== undefined) contributes.push(`${key} = ${value(c[key])}`);
   if (m.flags.length > 0) contributes.push(`flags = [\n${m.flags.map((f) => `  ${inlineTable({ name: f.name, type: f.type, default: f.default, description: f.description })},\n`).join("")}]`);
   if (m.shortcuts.length > 0) contributes.push(`shortcuts = [\n${m.shortcuts.map((s) => `  ${inlineTable({ key: s.key, name: s.name, description: s.description })},\n`).join("")}]`);
   if (contributes.length > 0) out.push("", "[contributes]", ...contributes);

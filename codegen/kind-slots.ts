@@ -37,6 +37,7 @@ const key = (name: string) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : 
 export function kindSlotText(m: AuthorManifest): KindSlotText {
   const k = declaredKinds(m);
   const out: KindSlotText = { imports: [], interfaces: [], members: [], register: [], helpers: [] };
+  if (m.apiVersion === "0.3") return sessionHookSlots(k.hooks, out);
   if (k.hooks.length > 0) {
     out.imports.push("HookSlot");
     out.interfaces.push("/** One handler per declared hook (`contributes.hooks`): the payload octet sends in, the hook's answer out (docs/kinds.md). */", "export interface HookHandlers {");
@@ -81,5 +82,17 @@ export function kindSlotText(m: AuthorManifest): KindSlotText {
     out.members.push("  /** Lifecycle observers, each optional (octet sends only the events handled here). */", "  lifecycle?: LifecycleSlots;");
     out.register.push("  for (const [event, observer] of Object.entries(handlers.lifecycle ?? {})) if (observer) ext.onLifecycle(event, observer as never);");
   }
+  return out;
+}
+
+/** API 0.3: the session_start/session_end pair, typed with its payloads and `Disposition` answer (hook/run). */
+function sessionHookSlots(hooks: string[], out: KindSlotText): KindSlotText {
+  if (hooks.length === 0) return out;
+  out.imports.push("SessionHookHandler");
+  out.interfaces.push("/** The session hook pair (`contributes.hooks`, API 0.3): the binding in, a disposition (or nothing: continue) out. */", "export interface HookHandlers {");
+  for (const hook of hooks) out.interfaces.push(`  ${key(hook)}: SessionHookHandler<${JSON.stringify(hook)}>;`);
+  out.interfaces.push("}", "");
+  out.members.push("  hooks: HookHandlers;");
+  out.register.push(`  for (const hook of ${JSON.stringify(hooks)} as const) ext.hook(hook, own(handlers.hooks, hook, "hook"));`);
   return out;
 }

@@ -29,7 +29,7 @@ export interface CommandSpec {
 }
 
 /** `[tools.*]`, in file order; schema files are read relative to `dir`. */
-export function checkTools(value: unknown, api: "0.1" | "0.2" | "0.4", dir: string, fail: ManifestFail): ToolSpec[] {
+export function checkTools(value: unknown, api: "0.1" | "0.2" | "0.3" | "0.4", dir: string, fail: ManifestFail): ToolSpec[] {
   const tools = tableOfTables(value, "tools", fail).map(([toolName, spec]) => {
     if (!IDENT.test(toolName)) fail(`tools.${toolName}`, "is not a valid tool name", "use ^[A-Za-z_][A-Za-z0-9_.-]{0,63}$");
     const extra = unknownKey(spec, TOOL_KEYS);

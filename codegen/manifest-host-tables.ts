@@ -6,8 +6,9 @@
 import { API02_HOOKS, API04_HOOKS, API04_UNSUPPORTED_HOOKS, CAPABILITY_KEYS, ENV_NAME, FILESYSTEM_ACCESS, IDENT, LEGACY_HOOKS, SURFACES } from "octet-extension/protocol";
 import { hasDuplicates, isObject, isOneOf, isStringArray, type JsonRecord, unknownKey } from "octet-extension/validation";
 import type { ManifestFail } from "./errors.ts";
+import { SESSION_HOOKS } from "./manifest-v03.ts";
 
-type ApiVersion = "0.1" | "0.2" | "0.4";
+type ApiVersion = "0.1" | "0.2" | "0.3" | "0.4";
 
 /** `[entrypoint]`: the process octet starts. */
 export interface Entrypoint {
@@ -17,8 +18,8 @@ export interface Entrypoint {
 }
 
 /** `[contributes]` keys an author writes (tools and commands come from `[tools.*]` / `[commands.*]`). */
-export const CONTRIBUTES = ["hooks", "ui", "context", "tool_renderers", "notifications", "confirmations", "presentation", "menu"];
-export const BOOLEAN_CONTRIBUTES = ["context", "notifications", "confirmations", "presentation", "menu"];
+export const CONTRIBUTES = ["hooks", "ui", "context", "tool_renderers", "notifications", "confirmations", "presentation", "menu", "providers"];
+export const BOOLEAN_CONTRIBUTES = ["context", "notifications", "confirmations", "presentation", "menu", "providers"];
 export const ENTRYPOINT_KEYS = ["command", "args", "env"];
 const NEEDS_API02 = 'remove it or set api_version = "0.4" (or "0.2")';
 
@@ -84,7 +85,10 @@ export function checkContributes(value: unknown, api: ApiVersion, fail: Manifest
       fail("contributes.hooks", `${hook} is an API 0.4 hook this SDK does not implement yet`, "remove it: octet would require a feature the runtime does not negotiate and refuse to start the extension");
     }
   }
-  const hooks = list("hooks", [...LEGACY_HOOKS, ...API02_HOOKS, ...API04_HOOKS]);
+  for (const hook of isStringArray(contributes.hooks) ? contributes.hooks : []) {
+    if (isOneOf(hook, SESSION_HOOKS) && api !== "0.3") fail("contributes.hooks", `${hook} is an API 0.3 hook (its hook/run pair)`, 'remove it or set api_version = "0.3"');
+  }
+  const hooks = list("hooks", api === "0.3" ? SESSION_HOOKS : [...LEGACY_HOOKS, ...API02_HOOKS, ...API04_HOOKS]);
   for (const hook of hooks) if (isOneOf(hook, API02_HOOKS) && api === "0.1") fail("contributes.hooks", `${hook} requires api_version 0.2`, NEEDS_API02);
   for (const hook of hooks) if (isOneOf(hook, API04_HOOKS) && api !== "0.4") fail("contributes.hooks", `${hook} requires api_version 0.4`, 'set api_version = "0.4"');
   list("ui", SURFACES);
@@ -92,6 +96,7 @@ export function checkContributes(value: unknown, api: ApiVersion, fail: Manifest
   for (const key of BOOLEAN_CONTRIBUTES) {
     if (contributes[key] !== undefined && typeof contributes[key] !== "boolean") fail(`contributes.${key}`, "must be true or false", "use a boolean");
   }
+  if (contributes.providers !== undefined && api !== "0.3") fail("contributes.providers", "requires api_version 0.3 (model providers are served on the canonical wire only)", 'remove it or set api_version = "0.3"');
   if (contributes.presentation === true && api === "0.1") fail("contributes.presentation", "requires api_version 0.2", NEEDS_API02);
   return contributes;
 }

@@ -35,6 +35,7 @@ import type { JsonRecord } from "octet-extension/validation";
 import { FLAG_KEYS, SHORTCUT_KEYS } from "./manifest-bindings.ts";
 import { COMMAND_KEYS, TOOL_KEYS } from "./manifest-declarations.ts";
 import { BOOLEAN_CONTRIBUTES, CONTRIBUTES, ENTRYPOINT_KEYS } from "./manifest-host-tables.ts";
+import { REFUSED_CONTRIBUTES_03, SESSION_HOOKS } from "./manifest-v03.ts";
 import { SEMVER_REQ, SOURCE_KEYS, TOP } from "./manifest.ts";
 import { ISOLATED_LIFECYCLES, LIFECYCLES, RUNTIME_KEYS, SHARINGS, WORKSPACE_LIFECYCLES } from "./runtime-table.ts";
 
@@ -90,13 +91,16 @@ function sourcePath(description: string, suffix: string, refusedSuffixes: string
 }
 
 const HOOKS = [...LEGACY_HOOKS, ...API02_HOOKS, ...API04_HOOKS];
+/** Every api_version gen takes: the legacy wire's and the canonical wire's 0.3. */
+const VERSIONS = ["0.4", "0.3", "0.2", "0.1"];
+const TO_04 = 'not available on API 0.3 (remove it or set api_version = "0.4")';
 const apiAtLeast = (api: string, oldest: string) => API_VERSIONS.indexOf(api as (typeof API_VERSIONS)[number]) >= API_VERSIONS.indexOf(oldest as (typeof API_VERSIONS)[number]);
 const whenApi = (api: string, then: Record<string, Schema>): Schema => ({ if: { properties: { api_version: { const: api } }, required: ["api_version"] }, then: { properties: then } });
 /** A table's `properties` (typed, as Ajv's strict mode wants in every subschema). */
 const within = (properties: Record<string, Schema>, extra: Schema = {}): Schema => ({ type: "object", properties, ...extra });
 
 const contributesTable = closed("[contributes]", "Contributions besides tools, commands, flags and shortcuts (those are derived from their own tables).", CONTRIBUTES, {
-  hooks: names({ enum: HOOKS }, `Hooks the extension handles. API 0.1: ${LEGACY_HOOKS.join(", ")}; API 0.2 adds ${API02_HOOKS.join(", ")}; API 0.4 adds ${API04_HOOKS.join(", ")}.`),
+  hooks: names({ enum: [...HOOKS, ...SESSION_HOOKS] }, `Hooks the extension handles. API 0.1: ${LEGACY_HOOKS.join(", ")}; API 0.2 adds ${API02_HOOKS.join(", ")}; API 0.4 adds ${API04_HOOKS.join(", ")}; API 0.3 has only the pair ${SESSION_HOOKS.join(", ")} (both or neither).`),
   ui: names({ enum: [...SURFACES] }, "UI surfaces a status provider contributes to."),
   context: boolean("The extension contributes context to prompts."),
   tool_renderers: names({ type: "string", pattern: pattern(IDENT) }, "Tools whose calls this extension renders."),
@@ -104,6 +108,7 @@ const contributesTable = closed("[contributes]", "Contributions besides tools, c
   confirmations: boolean("The extension asks the user for confirmations."),
   presentation: boolean("The extension publishes presentation snapshots (API 0.2 or later)."),
   menu: boolean("An options menu (handlers.menu) whose items run declared commands; API 0.2 or later, needs a [commands.NAME].", { default: false }),
+  providers: boolean("The extension provides models to octet (API 0.3 only: provider_catalog, provider_stream, provider_auth)."),
 });
 if (!BOOLEAN_CONTRIBUTES.every((key) => (contributesTable.properties as Record<string, Schema>)[key]?.type === "boolean")) throw new Error("manifest schema: a boolean contribution is not typed boolean");
 
@@ -145,7 +150,7 @@ const shortcutTable = closed("[shortcuts.NAME]", "A key binding; octet sends sho
 const properties: Record<string, Schema> = {
   name: string("The extension's name; octet loads it only from a directory named like it.", { pattern: pattern(NAME) }),
   version: string("The extension's SemVer version, e.g. 0.1.0.", { pattern: pattern(SEMVER) }),
-  api_version: { enum: [...API_VERSIONS].reverse(), default: "0.4", description: 'The extension API: "0.4" (current), "0.2", or "0.1" (unpackaged only).' },
+  api_version: { enum: VERSIONS, default: "0.4", description: 'The extension API: "0.4" (current), "0.3" (the canonical wire: providers, migration adapters), "0.2", or "0.1" (unpackaged only).' },
   requires_octet: string("The octet versions it runs on, e.g. =0.8.0 (octet's bundle installer takes only an exact one).", { pattern: pattern(SEMVER_REQ) }),
   description: string("A one-line description."),
   entrypoint: closed("[entrypoint]", "The process octet starts; without it gen writes a dev wrapper `extension`, and build ships its own (keeping only env).", ENTRYPOINT_KEYS, {
@@ -180,9 +185,18 @@ const properties: Record<string, Schema> = {
 function apiRules(): Schema[] {
   const rules = API_VERSIONS.flatMap((api) => {
     const allowed = HOOKS.filter((hook) => apiAtLeast(api, hookApi(hook)!));
-    if (allowed.length === HOOKS.length) return [];
-    return [whenApi(api, { contributes: within({ hooks: { type: "array", items: { enum: allowed } } }) })];
+    return [whenApi(api, { contributes: within({ hooks: { type: "array", items: { enum: allowed } }, providers: refused("contributes.providers requires api_version 0.3") }) })];
   });
+  rules.push(
+    whenApi("0.3", {
+      commands: { type: "object", maxProperties: 0, description: `commands: ${TO_04}` },
+      shortcuts: { type: "object", maxProperties: 0, description: `shortcuts: ${TO_04}` },
+      contributes: within({
+        ...Object.fromEntries(REFUSED_CONTRIBUTES_03.map((key) => [key, refused(`contributes.${key}: ${TO_04}`)])),
+        hooks: { type: "array", items: { enum: [...SESSION_HOOKS] }, not: { type: "array", minItems: 1, maxItems: 1 }, description: "API 0.3: the session_start/session_end pair, both or neither" },
+      }),
+    }),
+  );
   rules.push(
     whenApi("0.1", {
       capabilities: within({ environment: refused(`capabilities.environment ${NEEDS_API02}`) }),

@@ -13,6 +13,7 @@ import { AuthorManifestError, type ManifestFail } from "./errors.ts";
 import { checkFlags, checkShortcuts, type FlagSpec, type ShortcutSpec } from "./manifest-bindings.ts";
 import { checkCommands, checkTools, type CommandSpec, type ToolSpec } from "./manifest-declarations.ts";
 import { checkCapabilities, checkContributes, checkEntrypoint, checkMenu, type Entrypoint } from "./manifest-host-tables.ts";
+import { checkApi03 } from "./manifest-v03.ts";
 import { sourcePaths, type SourcePaths } from "./paths.ts";
 import { runtimeTable } from "./runtime-table.ts";
 import { parseToml } from "./toml.ts";
@@ -21,7 +22,7 @@ export { AuthorManifestError, ManifestError } from "./errors.ts";
 export type { CommandSpec, ToolSpec } from "./manifest-declarations.ts";
 export type { FlagSpec, ShortcutSpec } from "./manifest-bindings.ts";
 
-type ApiVersion = "0.1" | "0.2" | "0.4";
+type ApiVersion = "0.1" | "0.2" | "0.3" | "0.4";
 
 export interface AuthorManifest {
   path: string;
@@ -78,6 +79,7 @@ export function loadAuthorManifest(path: string): AuthorManifest {
   const dir = dirname(file);
   const identity = checkIdentity(raw, fail);
   const api = identity.apiVersion;
+  if (api === "0.3") checkApi03(raw, fail);
   const entrypoint = checkEntrypoint(raw.entrypoint, fail);
   const capabilities = checkCapabilities(raw.capabilities, api, fail);
   const contributes = checkContributes(raw.contributes, api, fail);
@@ -127,8 +129,8 @@ function checkIdentity(raw: JsonRecord, fail: ManifestFail): Identity {
   const { name, version, api_version: api, requires_octet: requiresOctet, description } = raw;
   if (typeof name !== "string" || !NAME.test(name)) fail("name", `${JSON.stringify(name)} is not a valid extension name`, "use 1-64 of a-z, 0-9 and '-', starting with a letter");
   if (typeof version !== "string" || !SEMVER.test(version)) fail("version", `${JSON.stringify(version)} is not SemVer`, 'use e.g. "0.1.0"');
-  if (api !== "0.1" && api !== "0.2" && api !== "0.4") {
-    fail("api_version", `${JSON.stringify(api)} is not a legacy API version`, 'use "0.4" (current), "0.2", or "0.1" (unpackaged only)');
+  if (api !== "0.1" && api !== "0.2" && api !== "0.3" && api !== "0.4") {
+    fail("api_version", `${JSON.stringify(api)} is not an extension API version`, 'use "0.4" (current), "0.3" (the canonical wire), "0.2", or "0.1" (unpackaged only)');
   }
   if (requiresOctet !== undefined && (typeof requiresOctet !== "string" || !SEMVER_REQ.test(requiresOctet))) {
     fail("requires_octet", "must be a SemVer requirement", 'use e.g. "=0.8.0"');

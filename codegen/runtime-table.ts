@@ -16,7 +16,7 @@ export const LIFECYCLES = ["legacy_resident", "lazy_resident", "oneshot", "one_s
 export const SHARINGS = ["isolated", "workspace"];
 export const RUNTIME_KEYS = ["lifecycle", "sharing"];
 
-export function runtimeTable(value: unknown, api: "0.1" | "0.2" | "0.4", fail: ManifestFail): { lifecycle?: string; sharing?: string } | undefined {
+export function runtimeTable(value: unknown, api: "0.1" | "0.2" | "0.3" | "0.4", fail: ManifestFail): { lifecycle?: string; sharing?: string } | undefined {
   if (value === undefined) return undefined;
   if (!isObject(value)) return fail("runtime", "must be a table", 'write [runtime] with lifecycle = "..." and/or sharing = "..."');
   const table = value as Record<string, unknown>;

@@ -52,13 +52,13 @@ export function updateSource(m: AuthorManifest, text: string): SourceUpdate {
     for (const name of present) if (!declared.includes(name)) orphans.push(`${section}.${name}`);
     if (missing.length === 0) continue;
     if (!object) {
-      missingSections.push(`${section}: {\n${missing.map((name) => stubText(section, name, "  ")).join("")}},\n`);
+      missingSections.push(`${section}: {\n${missing.map((name) => stubText(section, name, "  ", m.apiVersion)).join("")}},\n`);
       continue;
     }
-    edits.push(...insertProperties(text, object, missing.map((name) => (indent: string) => stubText(section, name, indent))));
+    edits.push(...insertProperties(text, object, missing.map((name) => (indent: string) => stubText(section, name, indent, m.apiVersion))));
   }
   orphans.push(...lifecycleOrphans(m, handlers));
-  edits.push(...typeImports(file, stubTypeNames(added)));
+  edits.push(...typeImports(file, stubTypeNames(added, m.apiVersion)));
   if (missingSections.length > 0) {
     edits.push(...insertProperties(text, handlers, missingSections.map((block) => (indent: string) => block.replace(/^(?=.)/gm, indent))));
   }
@@ -100,7 +100,7 @@ function insertProperties(text: string, object: ObjectLiteralExpression, render:
 function lifecycleOrphans(m: AuthorManifest, handlers: ObjectLiteralExpression): string[] {
   const property = handlers.getProperty("lifecycle");
   if (!property) return [];
-  if (m.apiVersion === "0.1") return ["lifecycle"];
+  if (m.apiVersion === "0.1" || m.apiVersion === "0.3") return ["lifecycle"];
   const value = Node.isPropertyAssignment(property) ? property.getInitializer() : undefined;
   if (!value || !Node.isObjectLiteralExpression(value)) return [];
   const names = value.getProperties().map((p) => propertyName(p, m.sourceFile)).filter((n): n is string => n !== undefined);

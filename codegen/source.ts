@@ -26,7 +26,7 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** A new source file for an extension with no handlers yet. */
 export function initialSource(m: AuthorManifest): string {
-  return sourceWith(m, ["  tools: {},", "  commands: {},"], []);
+  return sourceWith(m, m.apiVersion === "0.3" ? ["  tools: {},"] : ["  tools: {},", "  commands: {},"], []);
 }
 
 /**
@@ -50,9 +50,9 @@ export function freshSource(m: AuthorManifest): SourceUpdate {
       continue;
     }
     for (const name of names) added.push(`${section}.${name}`);
-    lines.push(`  ${section}: {\n${names.map((name) => stubText(section, name, "    ")).join("")}  },`);
+    lines.push(`  ${section}: {\n${names.map((name) => stubText(section, name, "    ", m.apiVersion)).join("")}  },`);
   }
-  return { text: sourceWith(m, lines, stubTypeNames(added)), added, orphans: [] };
+  return { text: sourceWith(m, lines, stubTypeNames(added, m.apiVersion)), added, orphans: [] };
 }
 
 function sourceWith(m: AuthorManifest, handlerLines: string[], types: string[]): string {
@@ -80,12 +80,14 @@ export const RESULT_TYPE = "ToolReturn";
 
 /** The type each slot's stubs name as their return type, as the stub annotates it. */
 const STUB_TYPES: Record<string, string> = { tools: RESULT_TYPE, hooks: "HookResult", ui: "StatusItem", context: "ContextEntry", tool_renderers: "RenderResult" };
+/** API 0.3's: its tool result (no null, no diagnostics) and the session hooks' answer (docs/api-0.3.md). */
+const STUB_TYPES_03: Record<string, string> = { tools: "ToolReturn03", hooks: "SessionHookReturn" };
 
 /** The types the stubs in `added` name, to import from octet-extension, in order of first use. */
-export function stubTypeNames(added: string[]): string[] {
+export function stubTypeNames(added: string[], api?: string): string[] {
   const names: string[] = [];
   for (const stub of added) {
-    const name = STUB_TYPES[stub.split(".")[0]!];
+    const name = (api === "0.3" ? STUB_TYPES_03 : STUB_TYPES)[stub.split(".")[0]!];
     if (name !== undefined && !names.includes(name)) names.push(name);
   }
   return names;
@@ -106,6 +108,8 @@ export type Slot = { section: Section; names: string[] } | { single: Single; dec
 /** Every handler slot with what the manifest declares in it, in the order gen writes them (docs/kinds.md). */
 export function declaredSlots(m: AuthorManifest): Slot[] {
   const kinds = declaredKinds(m);
+  // API 0.3 has tools and the session hook pair only (providers and adapters are registered in code).
+  if (m.apiVersion === "0.3") return [{ section: "tools", names: m.tools.map((t) => t.name) }, { section: "hooks", names: kinds.hooks }];
   return [
     { section: "tools", names: m.tools.map((t) => t.name) },
     { section: "commands", names: m.commands.map((c) => c.name) },
@@ -140,9 +144,13 @@ const SECTION_STUB: Record<Section, [what: string, first: string, returns: (name
   tool_renderers: ["renderer of tool", "params", () => ": Promise<RenderResult>"],
 };
 
+/** API 0.3's return annotations (STUB_TYPES_03). */
+const RETURNS_03: Partial<Record<Section, string>> = { tools: ": Promise<ToolReturn03>", hooks: ": Promise<SessionHookReturn>" };
+
 /** A handler stub for `name` in `section`, each line indented by `indent`, ending in ",\n". */
-export function stubText(section: Section, name: string, indent: string): string {
-  const [what, first, returns] = SECTION_STUB[section];
+export function stubText(section: Section, name: string, indent: string, api?: string): string {
+  const [what, first, returnsOf] = SECTION_STUB[section];
+  const returns = api === "0.3" && RETURNS_03[section] !== undefined ? () => RETURNS_03[section]! : returnsOf;
   const message = JSON.stringify(`${what} \`${name}\` is not implemented yet`);
   return `${indent}${propertyKey(name)}: async (${first}, ctx)${returns(name)} => {\n${indent}  throw new Error(${message});\n${indent}},\n`;
 }

@@ -42,5 +42,7 @@ export type * from "./runtime/kinds.ts";
 export type { BusEvent, BusEventHandler, BusField, BusLifecycleHandler, BusLifecycleNotice, BusSubscription, EventBus } from "./runtime/v03/bus.ts";
 export type { MigrationAdapter, MigrationDetection, MigrationDiagnostic, MigrationImport, MigrationMcpServer, MigrationModel, MigrationSkill } from "./runtime/v03/migration.ts";
 export type { SessionLifecycle } from "./runtime/v03/sessions.ts";
+export type { ToolResult03, ToolReturn03 } from "./runtime/v03/tool-return.ts";
+export type { Disposition, SessionBinding, SessionEndPayload, SessionHookHandler, SessionHookPayloads, SessionHookReturn, SessionStartPayload } from "./runtime/v03/types.ts";
 
 export type { ProviderAuth, ProviderAuthorizationResult, ProviderCalls, ProviderCatalogResult, ProviderDeclaration, ProviderEvent, ProviderEventKind, ProviderHandlers, ProviderModel, ProviderStreamContext, ProviderStreamHandler, ProviderStreamRequest, StopReason } from "./runtime/v03/provider-types.ts";
