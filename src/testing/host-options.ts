@@ -20,6 +20,10 @@ export interface TestHostOptions {
    * as octet without it). `TestHost.bulk` holds the committed blobs.
    */
   bulk?: boolean;
+  /** API 0.3: offer `session_lifecycle` (octet does with a bound lifecycle service); the host answers with fresh session ids. */
+  sessions?: boolean;
+  /** API 0.3: offer `event_bus` (octet does with a configured bus); the host runs a tiny in-memory bus and grants a binding after initialize. */
+  bus?: boolean;
   /**
    * Launch this command line instead of the manifest's `[entrypoint]` (as
    * the conformance check does for `-- CMD ARGS…`); it is resolved and staged

@@ -53,8 +53,8 @@ export class EventBus {
   private stopped: string | undefined;
   /** Topics this extension declared (name → fields), in order. */
   private readonly declared = new Map<string, BusFieldSpec[]>();
-  /** Declarations (names) acknowledged under the current binding. */
-  private readonly acked = new Set<string>();
+  /** Declarations and subscriptions sent under the current binding (`declare:<name>`, `subscribe:<topic>`), so each goes once. */
+  private readonly sent = new Map<string, Promise<unknown>>();
   /** Subscriptions wanted (topic → handler) and their state under the current binding. */
   private readonly wanted = new Map<string, BusEventHandler>();
   private readonly state = new Map<string, { kind: BusSubscription; publisher?: [string, number]; sequence: number }>();
@@ -163,14 +163,14 @@ export class EventBus {
     if (p.kind === "binding") {
       if (this.binding && p.binding_revision <= this.binding.revision) return;
       this.binding = { id: p.binding_id, revision: p.binding_revision };
-      this.acked.clear();
+      this.sent.clear();
       this.state.clear();
       for (const waiter of this.bindingWaiters.splice(0)) waiter.resolve();
       void this.rebind();
     } else if (p.binding_id === this.binding?.id && this.wanted.has(p.topic)) {
       const current = this.state.get(p.topic);
       if (p.kind === "topic_unavailable") this.state.set(p.topic, { kind: "pending", sequence: 0 });
-      else if (current?.kind !== "active") void this.sendSubscribe(p.topic).catch((error) => this.log.warning("bus resubscribe failed", { topic: p.topic, error: errorText(error) }));
+      else if (current?.kind !== "active") void this.sendSubscribe(p.topic, true).catch((error) => this.log.warning("bus resubscribe failed", { topic: p.topic, error: errorText(error) }));
     }
     const notice: BusLifecycleNotice =
       p.kind === "binding"
@@ -215,15 +215,17 @@ export class EventBus {
   }
 
   private async sendDeclare(name: string): Promise<void> {
-    if (this.acked.has(name)) return;
+    const key = `declare:${name}`;
     const binding = this.current(`ext.bus.declare(${JSON.stringify(name)})`);
-    await this.link!.request("bus/declare", { binding_id: binding, fields: this.declared.get(name), topic: this.topicOf(name) });
-    if (binding === this.binding?.id) this.acked.add(name);
+    if (!this.sent.has(key)) this.sent.set(key, this.link!.request("bus/declare", { binding_id: binding, fields: this.declared.get(name), topic: this.topicOf(name) }));
+    await this.sent.get(key);
   }
 
-  private async sendSubscribe(topic: string): Promise<BusSubscription> {
+  private async sendSubscribe(topic: string, again = false): Promise<BusSubscription> {
+    const key = `subscribe:${topic}`;
     const binding = this.current(`ext.bus.subscribe(${JSON.stringify(topic)})`);
-    const result = (await this.link!.request("bus/subscribe", { binding_id: binding, topic })) as { state: BusSubscription; publisher_instance_id?: string; process_generation?: number };
+    if (again || !this.sent.has(key)) this.sent.set(key, this.link!.request("bus/subscribe", { binding_id: binding, topic }));
+    const result = (await this.sent.get(key)) as { state: BusSubscription; publisher_instance_id?: string; process_generation?: number };
     if (binding === this.binding?.id && this.wanted.has(topic)) {
       const previous = this.state.get(topic)?.sequence ?? 0;
       this.state.set(topic, result.state === "active" ? { kind: "active", publisher: [result.publisher_instance_id!, result.process_generation!], sequence: previous } : { kind: "pending", sequence: 0 });

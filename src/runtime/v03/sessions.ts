@@ -69,9 +69,8 @@ export class SessionLifecycle {
     const what = `ext.sessions.${method.slice("session/".length)}()`;
     if (this.stopped !== undefined) throw new WireError("request_cancelled", `${what}: the connection ended (${this.stopped})`, { reason: this.stopped });
     if (!this.enabled) throw new WireError("unknown_method", `${what}: call ext.sessions.enable() before run() to select session_lifecycle`, { method });
-    if (!this.link) throw new WireError("unknown_method", `${what}: not initialized yet; call it from a handler or after initialize`, { method });
-    if (!this.link.methods.has(method)) {
-      throw new WireError("unknown_method", `${what}: octet did not offer session_lifecycle (it does only with a bound lifecycle service)`, { method });
+    if (!this.link?.methods.has(method)) {
+      throw new WireError("unknown_method", `${what}: session_lifecycle is not selected: octet did not offer it (it does only with a bound lifecycle service), or initialize has not happened yet`, { method });
     }
     const result = (await this.link.request(method, params)) as { session_id: string };
     return result.session_id;
