@@ -23,6 +23,8 @@ import { Transcript } from "./transcript.ts";
 import { canonicalText } from "./v03/canonical-text.ts";
 import { readCanonicalStdout } from "./v03/frame-reader.ts";
 import { CanonicalHostSession } from "./v03/canonical-host-session.ts";
+import { ServicesHost03 } from "./v03/services-host.ts";
+import { replyResult } from "./host-errors.ts";
 
 /** The wired parts; see the module comment. */
 export interface HostParts {
@@ -34,6 +36,8 @@ export interface HostParts {
   stderrLines: HostStderr;
   v03: CanonicalHostSession | undefined;
   bulk: HostBulkStore | undefined;
+  /** API 0.3: the host's session lifecycle, event bus and migration helpers. */
+  services03: ServicesHost03 | undefined;
   /** Resolves with the exit code once the process is gone and everything it wrote was judged. */
   exited: Promise<number>;
 }
@@ -60,6 +64,16 @@ export function assembleHost(manifest: HostManifest, child: ExtensionProcess, op
   const bulk = options.bulk && manifest.api_version === "0.4" ? new HostBulkStore() : undefined;
   const responders = new Responders((method) => builtInResponder(method, manifest, host, bulk, host.resources));
   const router = new FrameRouter({ child, log, connection, monitor, responders, v03 });
+  const services03 = v03
+    ? new ServicesHost03({
+        owner: manifest.name,
+        diagnostics: monitor.diagnostics,
+        notify: (method, params) => connection.notify(method, params),
+        judged: async (method, params, rule) => router.judgeResult(method, replyResult(await connection.request(method, params)), rule),
+        respond: (method, responder) => responders.set(method, responder),
+        options,
+      })
+    : undefined;
   const onStdout = router.onStdout.bind(router);
   const drained = Promise.all([
     v03 ? readCanonicalStdout(child.stdout, onStdout, () => v03.bound) : readStdout(child.stdout, onStdout),
@@ -74,5 +88,5 @@ export function assembleHost(manifest: HostManifest, child: ExtensionProcess, op
     connection.rejectAll(exitedBefore, { stopTimers: false });
     return code;
   });
-  return { log, connection, monitor, router, responders, stderrLines, v03, bulk, exited };
+  return { log, connection, monitor, router, responders, stderrLines, v03, bulk, services03, exited };
 }

@@ -20,8 +20,6 @@ import { parseLogs } from "./stderr-reader.ts";
 import { temporaryDirectory } from "./temp-dirs.ts";
 import type { TranscriptEntry } from "./transcript.ts";
 import { hookResultViolation, toolResultViolation } from "./v03/rules.ts";
-import { migrationDetectViolation, migrationImportViolation } from "./v03/service-rules.ts";
-import { offerServices, SERVICE_METHODS_03, ServicesHost03 } from "./v03/services-host.ts";
 
 export { HostViolation, ReplyError } from "./host-errors.ts";
 export { DEFAULT_OPTIONAL_FEATURES, DEFAULT_OPTIONAL_FEATURES_04, REQUIRED_FEATURES } from "./host-params.ts";
@@ -72,8 +70,8 @@ export class TestHost {
 
   /** The parts this facade delegates to (`host-parts.ts`). */
   private readonly parts: HostParts;
-  /** API 0.3: the built-in session lifecycle service and in-memory event bus (`v03/services-host.ts`). */
-  readonly services03: ServicesHost03 | undefined;
+  /** API 0.3: session lifecycle, the in-memory bus and the migration helpers (`v03/services-host.ts`). */
+  readonly services03: HostParts["services03"];
 
   private constructor(
     readonly manifest: HostManifest,
@@ -84,11 +82,7 @@ export class TestHost {
     this.parts = assembleHost(manifest, child, options, this);
     ({ bulk: this.bulk, exited: this.exited } = this.parts);
     this.transcript = this.parts.log.entries;
-    ({ violations: this.violations, diagnostics: this.diagnostics } = this.parts.monitor);
-    if (this.parts.v03) {
-      this.services03 = new ServicesHost03(manifest.name, this.diagnostics, (method, params) => this.notify(method, params));
-      for (const method of SERVICE_METHODS_03) this.parts.responders.set(method, this.services03.responder(method));
-    }
+    ({ violations: this.violations, diagnostics: this.diagnostics, services03: this.services03 } = { ...this.parts.monitor, ...this.parts });
   }
 
   /** Launch the extension whose `extension.toml` is at `manifestPath` (file or directory). */
@@ -134,7 +128,7 @@ export class TestHost {
 
   /** Initialize params built from the manifest, as octet sends them (docs/protocol-0.2.md §3.1). */
   initializeParams(): JsonRecord {
-    if (this.parts.v03) return offerServices(this.parts.v03.initializeParams(this.workspace, this.options), this.options);
+    if (this.parts.v03) return this.services03!.offer(this.parts.v03.initializeParams(this.workspace, this.options));
     return initializeParams(this.manifest, this.workspace, this.options, this.bulk?.offer());
   }
 
@@ -145,10 +139,7 @@ export class TestHost {
     const violation = this.parts.v03 ? this.parts.v03.checkInitialize(result, params) : checkInitializeResult(result, this.manifest, offeredFeatures(params));
     this.parts.router.judge(result, violation && `invalid initialize response: ${violation}`);
     this.catalogTools = ((result.tools ?? []) as JsonRecord[]).map((t) => String(t.name));
-    if (this.parts.v03) {
-      if (this.parts.v03.selected?.methods.has("bus/lifecycle")) this.services03!.bind();
-      return result;
-    }
+    if (this.parts.v03) return this.services03!.initialized(this.parts.v03.selected?.methods), result;
     this.features = agreedFeatures(result);
     this.parts.monitor.initialized = true;
     return result;
@@ -182,32 +173,6 @@ export class TestHost {
     if (options.catalogRevision !== undefined) params.catalog_revision = options.catalogRevision;
     else if (this.features.has("dynamic_tools")) params.catalog_revision = this.catalogRevision;
     return this.call("tool/call", params);
-  }
-
-  /** API 0.3 `migration/detect {source_root}`, the result held to octet's model and bounds. */
-  async migrationDetect(sourceRoot: string): Promise<JsonRecord> {
-    return this.parts.router.judgeResult("migration/detect", await this.call("migration/detect", { source_root: sourceRoot }), migrationDetectViolation) as JsonRecord;
-  }
-
-  /** API 0.3 `migration/import {source_root, config_paths}`, the result held to octet's model and bounds. */
-  async migrationImport(sourceRoot: string, configPaths: string[]): Promise<JsonRecord> {
-    return this.parts.router.judgeResult("migration/import", await this.call("migration/import", { config_paths: configPaths, source_root: sourceRoot }), migrationImportViolation) as JsonRecord;
-  }
-
-  /** API 0.3 bus: a simulated peer publishes on its topic (declared with `declareBusTopic`); false when the extension is not subscribed. */
-  publishBusEvent(topic: string, payload: JsonRecord): boolean {
-    return this.services03!.publishPeerEvent(topic, payload);
-  }
-
-  /** API 0.3 bus: a simulated peer declares `bus.<peer>.<name>` (announced with `topic_available`). */
-  declareBusTopic(topic: string, fields: JsonRecord[]): void {
-    this.services03!.declarePeerTopic(topic, fields);
-  }
-
-  /** API 0.3 bus: send a `bus/lifecycle` notice (none: a fresh binding, as octet after a reload). */
-  busLifecycle(params?: JsonRecord): void {
-    if (params) this.notify("bus/lifecycle", params);
-    else this.services03!.bind();
   }
 
   /** `command/execute`; the result as octet reads it (docs/testing.md "Each kind"). */

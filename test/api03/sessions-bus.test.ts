@@ -58,11 +58,11 @@ describe("API 0.3 event bus", () => {
     ]);
     expect(host.services03!.published).toEqual([{ payload: { phase: "busy", ready: true }, sequence: 1, topic: "bus.services-probe.status" }]);
     expect(text(await host.callTool("seen")).subscribed).toBe("pending");
-    expect(host.publishBusEvent("bus.peer.news", { headline: "x" })).toBe(false);
+    expect(host.services03!.publishBusEvent("bus.peer.news", { headline: "x" })).toBe(false);
 
-    host.declareBusTopic("bus.peer.news", [{ kind: "string", max_bytes: 64, name: "headline", required: true, values: [] }]);
+    host.services03!.declareBusTopic("bus.peer.news", [{ kind: "string", max_bytes: 64, name: "headline", required: true, values: [] }]);
     for (let i = 0; i < 100 && sent(host, "bus/subscribe").length < 2; i++) await Bun.sleep(10);
-    expect(host.publishBusEvent("bus.peer.news", { headline: "hello" })).toBe(true);
+    expect(host.services03!.publishBusEvent("bus.peer.news", { headline: "hello" })).toBe(true);
     await Bun.sleep(50);
     const { seen } = text(await host.callTool("seen"));
     expect(seen.map((s: any) => s.lifecycle?.kind ?? "event")).toEqual(["binding", "topic_available", "event"]);
@@ -75,7 +75,7 @@ describe("API 0.3 event bus", () => {
     host = await TestHost.start(DIR, { bus: true });
     await host.initialize();
     await host.callTool("publish", { ready: true, phase: "idle" });
-    host.busLifecycle();
+    host.services03!.busLifecycle();
     for (let i = 0; i < 100 && sent(host, "bus/declare").length < 2; i++) await Bun.sleep(10);
     expect(sent(host, "bus/declare").map((p: any) => p.binding_id)).toEqual(["binding-1", "binding-2"]);
     expect(sent(host, "bus/subscribe").map((p: any) => p.binding_id)).toEqual(["binding-1", "binding-2"]);

@@ -20,8 +20,8 @@ describe("examples/config-importer (process level, API 0.3)", () => {
   test("detect finds agent.json; an empty directory is not detected", async () => {
     host = await TestHost.start(DIR);
     await host.initialize();
-    expect(await host.migrationDetect(SOURCE)).toEqual({ config_paths: ["agent.json"], detected: true, diagnostics: [] });
-    expect(await host.migrationDetect(temporaryDirectory("octet-empty-"))).toEqual({ config_paths: [], detected: false, diagnostics: [] });
+    expect(await host.services03!.migrationDetect(SOURCE)).toEqual({ config_paths: ["agent.json"], detected: true, diagnostics: [] });
+    expect(await host.services03!.migrationDetect(temporaryDirectory("octet-empty-"))).toEqual({ config_paths: [], detected: false, diagnostics: [] });
     expect(await host.shutdown()).toBe(0);
     expect(host.violations).toEqual([]);
   });
@@ -29,7 +29,7 @@ describe("examples/config-importer (process level, API 0.3)", () => {
   test("import converts models, the stdio MCP server and the skill, with a diagnostic for what has no equivalent", async () => {
     host = await TestHost.start(DIR);
     await host.initialize();
-    const imported = await host.migrationImport(SOURCE, ["agent.json", "../outside.json"]);
+    const imported = await host.services03!.migrationImport(SOURCE, ["agent.json", "../outside.json"]);
     expect(imported).toEqual({
       diagnostics: [
         { path: "agent.json", reason: "theme has no octet equivalent and is not imported", severity: "warning" },

@@ -1,6 +1,17 @@
 import type { JsonRecord } from "../../check.ts";
 import { errorReply, type Responder } from "../responders.ts";
-import { BUS, busFieldsViolation, busPayloadViolation, busTopic } from "./service-rules.ts";
+import { BUS, busFieldsViolation, busPayloadViolation, busTopic, migrationDetectViolation, migrationImportViolation } from "./service-rules.ts";
+
+/** What the services need of the host: its notifications, a judged request, its diagnostics and responders. */
+export interface ServicesWiring {
+  owner: string;
+  diagnostics: string[];
+  notify(method: string, params: JsonRecord): void;
+  /** Send a request; its result held to `rule` (a violation fails the process as octet would). */
+  judged(method: string, params: JsonRecord, rule: (result: unknown) => string | undefined): Promise<unknown>;
+  respond(method: string, responder: Responder): void;
+  options: { sessions?: boolean; bus?: boolean };
+}
 
 /** The session and bus methods this host answers itself on API 0.3. */
 export const SERVICE_METHODS_03 = ["session/create", "session/fork", "session/reload", "session/switch", "bus/declare", "bus/subscribe", "bus/unsubscribe", "bus/publish"] as const;
@@ -39,11 +50,40 @@ export class ServicesHost03 {
   private sequence = 0;
   private peerSequence = 0;
 
-  constructor(
-    private readonly owner: string,
-    private readonly diagnostics: string[],
-    private readonly notify: (method: string, params: JsonRecord) => void,
-  ) {}
+  private readonly owner: string;
+  private readonly diagnostics: string[];
+  private readonly notify: (method: string, params: JsonRecord) => void;
+
+  constructor(private readonly wiring: ServicesWiring) {
+    ({ owner: this.owner, diagnostics: this.diagnostics, notify: this.notify } = wiring);
+    for (const method of SERVICE_METHODS_03) wiring.respond(method, this.responder(method));
+  }
+
+  /** Initialize params with the services `TestHostOptions` asked for added to the offer. */
+  offer(params: JsonRecord): JsonRecord {
+    return offerServices(params, this.wiring.options);
+  }
+
+  /** After the initialize reply: grant a binding when `event_bus` was selected (as octet binds its bus). */
+  initialized(methods: ReadonlySet<string> | undefined): void {
+    if (methods?.has("bus/lifecycle")) this.bind();
+  }
+
+  /** `migration/detect {source_root}`, the result held to octet's model and bounds. */
+  async migrationDetect(sourceRoot: string): Promise<JsonRecord> {
+    return (await this.wiring.judged("migration/detect", { source_root: sourceRoot }, migrationDetectViolation)) as JsonRecord;
+  }
+
+  /** `migration/import {source_root, config_paths}`, the result held to octet's model and bounds. */
+  async migrationImport(sourceRoot: string, configPaths: string[]): Promise<JsonRecord> {
+    return (await this.wiring.judged("migration/import", { config_paths: configPaths, source_root: sourceRoot }, migrationImportViolation)) as JsonRecord;
+  }
+
+  /** Send a `bus/lifecycle` notice (none: a fresh binding, as octet after a reload). */
+  busLifecycle(params?: JsonRecord): void {
+    if (params) this.notify("bus/lifecycle", params);
+    else this.bind();
+  }
 
   /** The responder for each of {@link SERVICE_METHODS_03}. */
   responder(method: string): Responder {
@@ -64,7 +104,7 @@ export class ServicesHost03 {
   }
 
   /** A simulated peer declares `topic` (`bus.<peer>.<name>`); announces it with `topic_available`. */
-  declarePeerTopic(topic: string, fields: JsonRecord[]): void {
+  declareBusTopic(topic: string, fields: JsonRecord[]): void {
     const checked = busTopic(topic);
     if ("violation" in checked) throw new Error(checked.violation);
     const t = { owner: checked.owner, fields, revision: (this.topics.get(topic)?.revision ?? 0) + 1 };
@@ -73,7 +113,7 @@ export class ServicesHost03 {
   }
 
   /** Deliver `bus/event` for a peer topic the extension subscribed to; false when it is not subscribed. */
-  publishPeerEvent(topic: string, payload: JsonRecord): boolean {
+  publishBusEvent(topic: string, payload: JsonRecord): boolean {
     const t = this.topics.get(topic);
     if (!t || !this.subscribed.has(topic)) return false;
     const violation = busPayloadViolation(payload, t.fields);
