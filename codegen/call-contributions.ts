@@ -60,8 +60,21 @@ const hook = option("hook", "NAME [JSON]", (rest) => {
   if (!name) return { error: `error: --hook needs a hook name, e.g. --hook before_prompt '{"prompt":"hi"}'` };
   const payload = jsonObject(text, `--hook ${name}`, '{"prompt":"hi"}');
   if (isError(payload)) return payload;
-  return async (host) => hookAnswer(await host.runHook(name, payload));
+  return async (host) => (host.contract03 ? sessionHookAnswer(await host.runSessionHook(name as "session_start", sessionPayload(name, payload))) : hookAnswer(await host.runHook(name, payload)));
 });
+
+/** API 0.3's `hook/run` payload: the JSON given, with a binding (and session_end's outcome, reason, duration) filled in. */
+function sessionPayload(name: string, given: JsonRecord): JsonRecord {
+  const binding = { session_id: "call-session", extension_instance_id: "call", process_generation: 1 };
+  const end = name === "session_end" ? { outcome: "completed", reason: "shutdown", duration_ms: 0 } : {};
+  return { binding, ...end, ...given };
+}
+
+/** A session hook's disposition as its text (API 0.3). */
+function sessionHookAnswer(output: JsonRecord): Answer {
+  const { kind, reason } = (output.disposition ?? {}) as JsonRecord;
+  return { text: reason === undefined ? String(kind) : `${String(kind)}: ${String(reason)}`, details: [] };
+}
 
 /** A hook's decision as its text; its context, notifications and own field as details. */
 function hookAnswer(output: HookOutput): Answer {

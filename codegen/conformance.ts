@@ -82,7 +82,8 @@ const TRIAL_MS = 2_000;
 const MAX_TRIALS = 32;
 
 type Verdict = Omit<ProbeResult, "name">;
-type Probe = { name: string; calls?: true; run(subject: Subject, log: CallLog): Promise<Verdict> };
+/** `run03` replaces `run` on API 0.3, whose canonical wire ends the stream where 0.2 answers -32700 (docs/api-0.3.md). */
+type Probe = { name: string; name03?: string; only03?: true; calls?: true; run(subject: Subject, log: CallLog): Promise<Verdict>; run03?(subject: Subject, log: CallLog): Promise<Verdict> };
 
 const pass = (detail: string) => ({ verdict: "PASS" as const, detail });
 const fail = (detail: string) => ({ verdict: "FAIL" as const, detail });
@@ -107,6 +108,28 @@ async function withHost(subject: Subject, body: (host: TestHost) => Promise<Omit
 async function stillServing(host: TestHost): Promise<boolean> {
   const reply = await host.request("octet-conformance/ping", {});
   return (reply.error as JsonRecord | undefined)?.code === -32601;
+}
+
+/** `value` as octet-canonical-json-v1 text for the probes' own frames (ASCII keys, integers only). */
+function canonicalLine(value: unknown): string {
+  const sorted = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(sorted) : v !== null && typeof v === "object" ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as JsonRecord)[k])])) : v;
+  return JSON.stringify(sorted(value));
+}
+
+/** API 0.3: after `write`, the extension must end the stream without answering (and exit 0). */
+function endsStream03(what: string, write: (host: TestHost) => void): (subject: Subject) => Promise<Verdict> {
+  return (subject) =>
+    withHost(subject, async (host) => {
+      await host.initialize();
+      const before = host.extensionFrames().length;
+      write(host);
+      const code = await Promise.race([host.exited, Bun.sleep(EXIT_BOUND_MS).then(() => "timeout" as const)]);
+      if (code === "timeout") return fail(`${what} must end the stream (API 0.3); still running after ${EXIT_BOUND_MS} ms`);
+      const answered = host.extensionFrames().slice(before);
+      if (answered.length > 0) return fail(`${what} must end the stream before dispatch, but it answered ${JSON.stringify(answered[0])}`);
+      return code === 0 ? pass(`${what} ends the stream unanswered, exit 0`) : fail(`${what} ended the stream with exit ${code}`);
+    });
 }
 
 const initializeLine = (host: TestHost, id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params: host.initializeParams() });
@@ -134,6 +157,18 @@ const PROBES: Probe[] = [
         const reply = await host.waitForReply(1, 5_000);
         return "result" in reply ? pass("an initialize sent in three writes is answered once") : fail(`initialize in pieces failed: ${JSON.stringify(reply.error)}`);
       }),
+    run03: (subject) =>
+      withHost(subject, async (host) => {
+        await host.initialize();
+        const line = canonicalLine({ id: 900, jsonrpc: "2.0", method: "octet-conformance/ping", params: {} });
+        for (const part of [line.slice(0, 7), line.slice(7, line.length >> 1), line.slice(line.length >> 1)]) {
+          host.sendRaw(part, { newline: false });
+          await Bun.sleep(30);
+        }
+        host.sendRaw("");
+        const reply = await host.waitForReply(900, 5_000);
+        return (reply.error as JsonRecord | undefined)?.code === -32601 ? pass("a canonical request sent in three writes is answered once (-32601)") : fail(`a request in pieces got ${JSON.stringify(reply)}`);
+      }),
   },
   {
     name: "CRLF and blank lines",
@@ -146,6 +181,14 @@ const PROBES: Probe[] = [
         const extra = host.extensionFrames().filter((f) => "error" in f && f.id === null);
         return extra.length === 0 ? pass("blank lines ignored, CRLF accepted") : fail(`answered blank lines: ${JSON.stringify(extra[0])}`);
       }),
+    name03: "CR in a frame",
+    run03: endsStream03("a frame ending in CRLF", (host) => host.sendRaw(`${canonicalLine({ id: 900, jsonrpc: "2.0", method: "octet-conformance/ping", params: {} })}\r`)),
+  },
+  {
+    name: "non-canonical frame",
+    only03: true,
+    run: () => Promise.resolve(skip("API 0.3 only (the legacy wire takes any JSON object per line)")),
+    run03: endsStream03("a frame with whitespace (not canonical)", (host) => host.sendRaw('{"id": 900, "jsonrpc": "2.0", "method": "octet-conformance/ping", "params": {}}')),
   },
   {
     name: "oversize frame",
@@ -157,6 +200,9 @@ const PROBES: Probe[] = [
         if (!refusal || refusal.id !== null || (refusal.error as JsonRecord).code !== -32700) return fail(`a line over 1 MiB must be answered -32700 with id null, got ${refusal ? JSON.stringify(refusal) : "nothing"}`);
         return (await stillServing(host)) ? pass("a line over 1 MiB is answered -32700 with id null, then keeps serving") : fail("not serving after an oversize line");
       }),
+    run03: endsStream03("a frame over the selected max_frame_bytes", (host) =>
+      host.sendRaw(canonicalLine({ id: 900, jsonrpc: "2.0", method: "octet-conformance/big", params: { pad: "x".repeat(Number(host.contract03?.limits.max_frame_bytes ?? MAX_MESSAGE_BYTES)) } })),
+    ),
   },
   {
     name: "invalid UTF-8",
@@ -168,6 +214,7 @@ const PROBES: Probe[] = [
         if (!parseError || (parseError.error as JsonRecord).code !== -32700) return fail("no -32700 with id null for a line of invalid UTF-8");
         return (await stillServing(host)) ? pass("-32700 with id null, then keeps serving") : fail("not serving after invalid UTF-8");
       }),
+    run03: endsStream03("a frame of invalid UTF-8", (host) => host.sendRaw(new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a]), { newline: false })),
   },
   {
     name: "stdout purity",
@@ -208,17 +255,20 @@ const PROBES: Probe[] = [
   },
   {
     name: `${IN_FLIGHT} in flight`,
+    name03: "selected in flight",
     calls: true,
     run: (subject, log) => {
       const call = subject.call;
       if (!call) return Promise.resolve(skip("no tool to call"));
       return withHost(subject, async (host) => {
         await host.initialize();
+        // API 0.3 admits the selected max_concurrent_requests (one more is -32012), not octet's legacy 64.
+        const inFlight = Number(host.contract03?.limits.max_concurrent_requests ?? IN_FLIGHT);
         const replies = await Promise.all(
-          Array.from({ length: IN_FLIGHT }, () => host.request("tool/call", { name: call.tool, arguments: call.args, context: host.executionContext() }).then((r) => log.record(r))),
+          Array.from({ length: inFlight }, () => host.request("tool/call", { name: call.tool, arguments: call.args, context: host.executionContext() }).then((r) => log.record(r))),
         );
-        const refused = replies.filter((r) => (r.error as JsonRecord | undefined)?.code === -32000 || /queue|draining/i.test(String((r.error as JsonRecord | undefined)?.message)));
-        return refused.length === 0 ? pass(`${IN_FLIGHT} concurrent calls all admitted and answered`) : fail(`${refused.length} of ${IN_FLIGHT} refused: ${JSON.stringify(refused[0]!.error)}`);
+        const refused = replies.filter((r) => [-32000, -32012].includes((r.error as JsonRecord | undefined)?.code as number) || /queue|draining|exhausted/i.test(String((r.error as JsonRecord | undefined)?.message)));
+        return refused.length === 0 ? pass(`${inFlight} concurrent calls all admitted and answered`) : fail(`${refused.length} of ${inFlight} refused: ${JSON.stringify(refused[0]!.error)}`);
       });
     },
   },
@@ -230,7 +280,8 @@ const PROBES: Probe[] = [
         const started = performance.now();
         const code = await host.shutdown();
         const ms = Math.round(performance.now() - started);
-        return code === 0 && ms <= EXIT_BOUND_MS ? pass(`{} then exit 0 in ${ms} ms`) : fail(`exit ${code} after ${ms} ms`);
+        const ack = subject.manifest.api_version === "0.3" ? '{"terminal":"shutdown"}' : "{}";
+        return code === 0 && ms <= EXIT_BOUND_MS ? pass(`${ack} then exit 0 in ${ms} ms`) : fail(`exit ${code} after ${ms} ms`);
       }),
   },
   {
@@ -339,16 +390,17 @@ export async function conformance(dir: string, command: string[] | undefined, pr
   const results: ProbeResult[] = [];
   let calling = 0;
   let exercised = 0;
-  for (const probe of PROBES) {
+  const v03 = manifest.api_version === "0.3";
+  for (const probe of PROBES.filter((p) => v03 || !p.only03)) {
     const log = new CallLog();
-    let verdict = await probe.run(subject, log);
+    let verdict = await (v03 && probe.run03 ? probe.run03(subject, log) : probe.run(subject, log));
     if (probe.calls && verdict.verdict !== "SKIP" && subject.call) {
       // Exercised only when at least one of its calls reached the handler (a reply that is not a refusal).
       calling++;
       if (log.unexercised) verdict = unexercised(verdict, log, options.allowUnexercised === true);
       else exercised++;
     }
-    const result = { name: probe.name, ...verdict };
+    const result = { name: (v03 && probe.name03) || probe.name, ...verdict };
     results.push(result);
     print(`${result.verdict.padEnd(5)} ${result.name.padEnd(22)} ${result.detail}`);
   }
