@@ -201,9 +201,9 @@ describe("extension → host messages on API 0.1 (docs/protocol-0.2.md §4.1–�
 
   test("undeclared notify/confirm fail locally with -32601 and write nothing", async () => {
     const host = await ready(QUIET_FIXTURE);
-    expect((await host.request("tool/call", { name: "notify", arguments: { message: "hi" } })).error).toEqual({ code: -32601, message: "ext.notify() needs notifications = true under [contributes] in manifest.toml" });
-    expect((await host.request("tool/call", { name: "confirm", arguments: {} })).error).toEqual({ code: -32601, message: "ext.confirm() needs confirmations = true under [contributes] in manifest.toml" });
-    expect((await host.request("tool/call", { name: "contribute", arguments: { context: { label: "l", content: "c" } } })).error).toEqual({ code: -32601, message: "ext.contributeContext() needs context = true under [contributes] in manifest.toml" });
+    expect((await host.request("tool/call", { name: "notify", arguments: { message: "hi" } })).error).toEqual({ code: -32601, message: "ext.user.notify() needs notifications = true under [contributes] in manifest.toml" });
+    expect((await host.request("tool/call", { name: "confirm", arguments: {} })).error).toEqual({ code: -32601, message: "ext.user.confirm() needs confirmations = true under [contributes] in manifest.toml" });
+    expect((await host.request("tool/call", { name: "contribute", arguments: { context: { label: "l", content: "c" } } })).error).toEqual({ code: -32601, message: "ext.contribute.context() needs context = true under [contributes] in manifest.toml" });
     expect((await host.request("tool/call", { name: "contribute", arguments: { status: { surface: "status", text: "t" } } })).error).toEqual({ code: -32601, message: "status is not a declared ui" });
     expect(host.extensionFrames().filter((f) => "method" in f)).toEqual([]);
     expect(await host.shutdown()).toBe(0);

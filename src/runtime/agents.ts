@@ -90,13 +90,13 @@ function reply(value: unknown, check: (v: JsonObject) => boolean, method: string
 
 /** The author's call for each `agent/*` method, as refusals name it. */
 const CALLS: Readonly<Record<string, string>> = {
-  "agent/spawn": "ext.spawnAgent()",
-  "agent/message": "ext.sendAgentMessage()",
-  "agent/follow_up": "ext.followUpAgent()",
-  "agent/list": "ext.listAgents()",
-  "agent/wait": "ext.waitAgents()",
-  "agent/interrupt": "ext.interruptAgent()",
-  "agent/models": "ext.listAgentModels()",
+  "agent/spawn": "ext.agents.spawn()",
+  "agent/message": "ext.agents.message()",
+  "agent/follow_up": "ext.agents.followUp()",
+  "agent/list": "ext.agents.list()",
+  "agent/wait": "ext.agents.wait()",
+  "agent/interrupt": "ext.agents.interrupt()",
+  "agent/models": "ext.agents.models()",
 };
 
 /** Gate (initialized, the method's features, then a spawn's model selection), resolve the parent, send. */
@@ -106,7 +106,7 @@ async function send(access: HostAccess, method: HostMethod, params: JsonObject, 
   // agent/models needs agent_model_selection_v1 by the table; on a spawn it is the option that needs it.
   if (extra !== undefined) {
     host.requireFeature("agent_sessions", call);
-    host.requireFeature(extra, "ext.spawnAgent({ modelSelection })");
+    host.requireFeature(extra, "ext.agents.spawn({ modelSelection })");
   }
   return host.request(method, params, call, access.caller(), { parentRequestId });
 }

@@ -25,7 +25,7 @@ export interface DynamicToolDefinition {
 
 /** `tools/register`: add or replace tools; resolves to the host's `{revision, tools}`. */
 export function registerTools(access: HostAccess, definitions: DynamicToolDefinition[]): Promise<CatalogUpdate> {
-  const call = "ext.registerTools()";
+  const call = "ext.tools.register()";
   return change(access, call, (host) => {
     const entries = checkDynamicDefinitions(definitions, access.api);
     const tools = entries.map((e) => wireDefinition(e.definition, host.negotiated.features));
@@ -42,7 +42,7 @@ export function registerTools(access: HostAccess, definitions: DynamicToolDefini
 
 /** `tools/unregister`: remove tools; unknown names are harmless. */
 export function unregisterTools(access: HostAccess, names: string[]): Promise<CatalogUpdate> {
-  const call = "ext.unregisterTools()";
+  const call = "ext.tools.unregister()";
   return change(access, call, (host) => {
     if (!Array.isArray(names) || names.length < 1 || names.length > MAX_CATALOG_TOOLS) throw new Error(`unregister needs 1..${MAX_CATALOG_TOOLS} tool names`);
     if (names.some((n) => typeof n !== "string" || n.trim() === "")) throw new Error("tool names must be non-blank strings");

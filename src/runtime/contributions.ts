@@ -16,7 +16,7 @@ export function notify(access: HostAccess, message: string, options: { level?: N
   try {
     const params = notificationParams(message, options.level ?? "info", options.title);
     const host = access.session();
-    if (host.negotiated.contributes.notifications !== true) throw notDeclared("ext.notify()", "notifications");
+    if (host.negotiated.contributes.notifications !== true) throw notDeclared("ext.user.notify()", "notifications");
     return host.notify("notification", params);
   } catch (error) {
     return Promise.reject(error);
@@ -27,7 +27,7 @@ export function notify(access: HostAccess, message: string, options: { level?: N
 export async function contributeContext(access: HostAccess, entry: ContextEntry): Promise<void> {
   checkContextEntry(entry);
   const host = access.session();
-  if (host.negotiated.contributes.context !== true) throw notDeclared("ext.contributeContext()", "context");
+  if (host.negotiated.contributes.context !== true) throw notDeclared("ext.contribute.context()", "context");
   await host.notify("context/contribution", { ...entry });
 }
 

@@ -6,7 +6,7 @@ import type { JsonObject } from "./types.ts";
  * The flat names the host calls had before they were grouped by wire
  * namespace (`Host`, host-handle.ts). `Extension` inherits them so existing
  * extensions run unchanged; each is one line calling its grouped name.
- * Refusal texts keep naming these calls (`ext.listAgents() needs …`).
+ * Refusals name the grouped call either way (`ext.agents.list() needs …`).
  */
 export abstract class DeprecatedNames {
   abstract get user(): Host["user"];

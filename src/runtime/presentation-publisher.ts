@@ -14,7 +14,7 @@ import type { JsonObject, ResourceOwner } from "./types.ts";
  * unanswered (else it is process-scoped, or owned by a `resourceOwner`).
  */
 export async function publishPresentation(access: HostAccess, snapshot: PresentationSnapshot, options: { resourceOwner?: ResourceOwner } = {}): Promise<void> {
-  if (!negotiatesFeatures(access.api)) throw apiRefusal("ext.publishPresentation()", "0.2 or 0.4", access.api);
+  if (!negotiatesFeatures(access.api)) throw apiRefusal("ext.presentation.publish()", "0.2 or 0.4", access.api);
   await access.session().presentation.publish(snapshot, options, access.caller());
 }
 
@@ -26,7 +26,7 @@ export class PresentationPublisher {
 
   async publish(snapshot: PresentationSnapshot, options: { resourceOwner?: ResourceOwner }, caller: Caller): Promise<void> {
     const contributes = this.host.negotiated.contributes;
-    if (contributes.presentation !== true) throw notDeclared("ext.publishPresentation()", "presentation");
+    if (contributes.presentation !== true) throw notDeclared("ext.presentation.publish()", "presentation");
     // Commands registered locally count when the manifest does not list them.
     const commands = Array.isArray(contributes.commands) ? (contributes.commands as string[]) : [...this.host.registry.commands.keys()];
     checkSnapshot(snapshot, commands);

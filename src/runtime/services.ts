@@ -26,8 +26,8 @@ export async function requestInput(access: HostAccess, prompt: string, options: 
   const secret = options.secret ?? false;
   if (typeof secret !== "boolean") throw new Error("input secret must be a boolean");
   const host = access.session();
-  if (!negotiatesFeatures(host.api)) throw apiRefusal("ext.requestInput()", "0.2 or 0.4", host.api);
-  const reply = await host.request("input/request", { prompt, secret }, "ext.requestInput()", access.caller(), { parentRequestId: options.parentRequestId });
+  if (!negotiatesFeatures(host.api)) throw apiRefusal("ext.user.input()", "0.2 or 0.4", host.api);
+  const reply = await host.request("input/request", { prompt, secret }, "ext.user.input()", access.caller(), { parentRequestId: options.parentRequestId });
   if (!isObject(reply) || Object.keys(reply).length !== 1 || !("value" in reply)) throw invalidReply("invalid input response");
   const value = reply.value;
   if (value !== null && typeof value !== "string") throw invalidReply("invalid input response");
@@ -67,7 +67,7 @@ export async function publishArtifact(access: HostAccess, mimeType: string, sour
     if (typeof sha256 !== "string" || !HEX64.test(sha256.toLowerCase())) throw new Error("artifact sha256 must be 64 hexadecimal characters");
     params = { mime_type: mimeType, path, size, sha256: sha256.toLowerCase() };
   }
-  const reply = await access.session().request("artifact/publish", params, "ext.publishArtifact()", access.caller(), { parentRequestId: source.parentRequestId });
+  const reply = await access.session().request("artifact/publish", params, "ext.artifacts.publish()", access.caller(), { parentRequestId: source.parentRequestId });
   if (!isObject(reply) || typeof reply.artifact_id !== "string" || reply.artifact_id === "") throw invalidReply("invalid artifact response");
   return reply.artifact_id;
 }
@@ -111,19 +111,19 @@ function checkIntent(intent: unknown): PolicyIntent {
 export async function evaluatePolicy(access: HostAccess, intent: PolicyIntent, options: { approvalToken?: string; parentRequestId?: RequestId } = {}): Promise<PolicyDecision> {
   checkIntent(intent);
   const host = access.session();
-  host.requireFeature("policy_intents", "ext.evaluatePolicy()");
+  host.requireFeature("policy_intents", "ext.policy.evaluate()");
   const params: JsonObject = { intent };
   if (options.approvalToken !== undefined) {
     if (typeof options.approvalToken !== "string" || !HEX64.test(options.approvalToken)) throw new Error("approval token must be 64 lowercase hexadecimal characters");
-    host.requireFeature("approvals", "ext.evaluatePolicy({ approvalToken })");
+    host.requireFeature("approvals", "ext.policy.evaluate({ approvalToken })");
     params.approval_token = options.approvalToken;
   }
-  const reply = await host.request("policy/evaluate", params, "ext.evaluatePolicy()", access.caller(), { parentRequestId: options.parentRequestId });
+  const reply = await host.request("policy/evaluate", params, "ext.policy.evaluate()", access.caller(), { parentRequestId: options.parentRequestId });
   if (!isObject(reply) || !["allow", "ask", "deny"].includes(reply.decision as string)) throw invalidReply("invalid policy response");
   const decision: PolicyDecision = { decision: reply.decision as PolicyDecision["decision"] };
   if (reply.approval_token !== undefined && reply.approval_token !== null) {
     if (typeof reply.approval_token !== "string" || !HEX64.test(reply.approval_token)) throw invalidReply("invalid policy response: approval token must be 64 lowercase hex");
-    host.requireFeature("approvals", "ext.evaluatePolicy() receiving an approval token");
+    host.requireFeature("approvals", "ext.policy.evaluate() receiving an approval token");
     if (decision.decision !== "ask") throw invalidReply("invalid policy response: an approval token comes only with ask");
     decision.approval_token = reply.approval_token;
   }
@@ -133,7 +133,7 @@ export async function evaluatePolicy(access: HostAccess, intent: PolicyIntent, o
 /** `secret/get`: resolve a secret named in `[capabilities].secrets`. Never log the value. */
 export async function getSecret(access: HostAccess, name: string, options: { parentRequestId?: RequestId } = {}): Promise<string> {
   if (typeof name !== "string" || !SECRET_NAME.test(name)) throw new Error("secret name must match ^[A-Za-z_][A-Za-z0-9_.-]{0,63}$");
-  const reply = await access.session().request("secret/get", { name }, "ext.getSecret()", access.caller(), { parentRequestId: options.parentRequestId });
+  const reply = await access.session().request("secret/get", { name }, "ext.secrets.get()", access.caller(), { parentRequestId: options.parentRequestId });
   if (!isObject(reply) || Object.keys(reply).length !== 1 || typeof reply.value !== "string" || bytes(reply.value) > 64 * 1024) {
     throw invalidReply("invalid secret lookup response");
   }
@@ -156,12 +156,12 @@ export async function confirm(
     if (options[key] !== undefined && typeof options[key] !== "boolean") throw new Error(`confirmation ${key} must be a boolean`);
   }
   const host = access.session();
-  if (host.negotiated.contributes.confirmations !== true) throw notDeclared("ext.confirm()", "confirmations");
+  if (host.negotiated.contributes.confirmations !== true) throw notDeclared("ext.user.confirm()", "confirmations");
   const params: JsonObject = { prompt, destructive: options.destructive ?? false, default: options.default ?? false };
   if (options.detail !== undefined) params.detail = options.detail;
   // API 0.1 has no parent_request_id.
   const parent = negotiatesFeatures(host.api) ? "last" : "none";
-  const reply = await host.request("confirmation/request", params, "ext.confirm()", access.caller(), { parentRequestId: options.parentRequestId, parent });
+  const reply = await host.request("confirmation/request", params, "ext.user.confirm()", access.caller(), { parentRequestId: options.parentRequestId, parent });
   if (!isObject(reply) || typeof reply.confirmed !== "boolean") throw invalidReply("invalid confirmation response");
   return reply.confirmed;
 }

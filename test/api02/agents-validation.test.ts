@@ -267,12 +267,12 @@ describe("agent/* feature gates come after the argument checks (docs/protocol-0.
       expect((await callRaw(bare, "agent", args)).result).toMatchObject({ is_error: true });
     }
     const gated: [Record<string, unknown>, string][] = [
-      [{ op: "spawn", options: BASE }, "ext.spawnAgent()"],
-      [{ op: "message", target: "agent-1", message: "hi" }, "ext.sendAgentMessage()"],
-      [{ op: "follow_up", target: "agent-1", message: "hi" }, "ext.followUpAgent()"],
-      [{ op: "list" }, "ext.listAgents()"],
-      [{ op: "wait" }, "ext.waitAgents()"],
-      [{ op: "interrupt", target: "agent-1" }, "ext.interruptAgent()"],
+      [{ op: "spawn", options: BASE }, "ext.agents.spawn()"],
+      [{ op: "message", target: "agent-1", message: "hi" }, "ext.agents.message()"],
+      [{ op: "follow_up", target: "agent-1", message: "hi" }, "ext.agents.followUp()"],
+      [{ op: "list" }, "ext.agents.list()"],
+      [{ op: "wait" }, "ext.agents.wait()"],
+      [{ op: "interrupt", target: "agent-1" }, "ext.agents.interrupt()"],
     ];
     for (const [args, call] of gated) {
       expect((await callRaw(bare, "agent", args)).error).toEqual({ code: -32601, message: `${call} needs the agent_sessions feature, which was not negotiated (API 0.2): the host did not offer it; octet offers it only with a child-session service` });
@@ -285,8 +285,8 @@ describe("agent/* feature gates come after the argument checks (docs/protocol-0.
     const partial = await launch({ offer: { optional: ["agent_sessions"] } });
     partial.onRequest("agent/spawn", () => REPLIES["agent/spawn"]);
     const notNegotiated = (call: string) => ({ code: -32601, message: `${call} needs the agent_model_selection_v1 feature, which was not negotiated (API 0.2): the host did not offer it; octet offers it only with a child-session service` });
-    expect((await callRaw(partial, "agent", { op: "models" })).error).toEqual(notNegotiated("ext.listAgentModels()"));
-    expect((await callRaw(partial, "agent", { op: "spawn", options: { ...BASE, modelSelection: { model: "m" } } })).error).toEqual(notNegotiated("ext.spawnAgent({ modelSelection })"));
+    expect((await callRaw(partial, "agent", { op: "models" })).error).toEqual(notNegotiated("ext.agents.models()"));
+    expect((await callRaw(partial, "agent", { op: "spawn", options: { ...BASE, modelSelection: { model: "m" } } })).error).toEqual(notNegotiated("ext.agents.spawn({ modelSelection })"));
     expect(requestsOf(partial, "agent/")).toEqual([]);
     // An over-long query is an argument error before the gate.
     expect((await callRaw(partial, "agent", { op: "models", options: { query: "q".repeat(129) } })).result).toMatchObject({ is_error: true });

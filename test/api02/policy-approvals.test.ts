@@ -23,7 +23,7 @@ const MALFORMED = {
 };
 const WITH_APPROVALS = { optional: [...DEFAULT_OPTIONAL, "approvals"] };
 /** The local refusal of `call` for want of `feature`, which this host does not offer (docs/api-0.4.md "Refusal texts"). */
-const notNegotiated = (feature: string, call = "ext.evaluatePolicy()") => ({ code: -32601, message: `${call} needs the ${feature} feature, which was not negotiated (API 0.2): the host did not offer it` });
+const notNegotiated = (feature: string, call = "ext.policy.evaluate()") => ({ code: -32601, message: `${call} needs the ${feature} feature, which was not negotiated (API 0.2): the host did not offer it` });
 const argError = { content: [{ type: "text", text: expect.any(String) }], is_error: true, metadata: {} };
 const policyFrames = (host: TestHost) => requestsOf(host, "policy/evaluate");
 
@@ -58,7 +58,7 @@ describe("approval tokens sent by the extension", () => {
     const host = await launch(); // octet's default offer: policy_intents, no approvals
     expect(host.features.has("policy_intents")).toBe(true);
     expect(host.features.has("approvals")).toBe(false);
-    expect((await callRaw(host, "policy", { token: TOKEN })).error).toEqual(notNegotiated("approvals", "ext.evaluatePolicy({ approvalToken })"));
+    expect((await callRaw(host, "policy", { token: TOKEN })).error).toEqual(notNegotiated("approvals", "ext.policy.evaluate({ approvalToken })"));
     for (const token of Object.values(MALFORMED)) expect((await callRaw(host, "policy", { token })).result).toEqual(argError);
     expect(policyFrames(host)).toEqual([]);
     // Without a token the same intent goes out.
@@ -109,9 +109,9 @@ describe("approval tokens returned by the host", () => {
   test("approvals NOT negotiated: a well-formed returned token → -32601 naming approvals (even with ask); a malformed one → -32603", async () => {
     const host = await launch();
     host.onRequest("policy/evaluate", () => ({ decision: "ask", approval_token: TOKEN }));
-    expect((await callRaw(host, "policy", {})).error).toEqual(notNegotiated("approvals", "ext.evaluatePolicy() receiving an approval token"));
+    expect((await callRaw(host, "policy", {})).error).toEqual(notNegotiated("approvals", "ext.policy.evaluate() receiving an approval token"));
     host.onRequest("policy/evaluate", () => ({ decision: "allow", approval_token: TOKEN }));
-    expect((await callRaw(host, "policy", {})).error).toEqual(notNegotiated("approvals", "ext.evaluatePolicy() receiving an approval token"));
+    expect((await callRaw(host, "policy", {})).error).toEqual(notNegotiated("approvals", "ext.policy.evaluate() receiving an approval token"));
     host.onRequest("policy/evaluate", () => ({ decision: "ask", approval_token: "B".repeat(64) }));
     expect(((await callRaw(host, "policy", {})).error as Obj | undefined)?.code).toBe(-32603);
     // A plain decision is fine, and host errors are re-raised with their code and message.

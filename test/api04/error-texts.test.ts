@@ -43,15 +43,15 @@ describe("feature refusals name the call, the feature, why, and the API in use",
     await refusals("v01", {
       progress: feature("ext.progress()", "request_progress", "0.1", none),
       decoration: feature("ext.progressDecoration()", "request_progress", "0.1", none),
-      secret: feature("ext.getSecret()", "secrets", "0.1", none),
-      artifact: feature("ext.publishArtifact()", "artifacts", "0.1", none),
-      policy: feature("ext.evaluatePolicy()", "policy_intents", "0.1", none),
-      agents: feature("ext.listAgents()", "agent_sessions", "0.1", none),
-      register: feature("ext.registerTools()", "dynamic_tools", "0.1", none),
+      secret: feature("ext.secrets.get()", "secrets", "0.1", none),
+      artifact: feature("ext.artifacts.publish()", "artifacts", "0.1", none),
+      policy: feature("ext.policy.evaluate()", "policy_intents", "0.1", none),
+      agents: feature("ext.agents.list()", "agent_sessions", "0.1", none),
+      register: feature("ext.tools.register()", "dynamic_tools", "0.1", none),
       compose: feature("ext.composer.get()", "composer", "0.1", none),
       export: feature("ext.resources.export()", "resource_refs_v1", "0.1", none),
-      input: needsApi("ext.requestInput()", "0.2 or 0.4", "0.1", "speaks"),
-      present: needsApi("ext.publishPresentation()", "0.2 or 0.4", "0.1", "speaks"),
+      input: needsApi("ext.user.input()", "0.2 or 0.4", "0.1", "speaks"),
+      present: needsApi("ext.presentation.publish()", "0.2 or 0.4", "0.1", "speaks"),
     });
   });
 
@@ -60,8 +60,8 @@ describe("feature refusals name the call, the feature, why, and the API in use",
     await refusals("v02", {
       decoration: feature("ext.progressDecoration()", "progress_decoration", "0.2", NOT_OFFERED),
       partial: needsApi('ext.progress({ type: "partial_result" })', "0.4", "0.2"),
-      secret: feature("ext.getSecret()", "secrets", "0.2", `${NOT_OFFERED}; octet offers it with a secret broker when [capabilities].secrets in manifest.toml names secrets`),
-      agents: feature("ext.listAgents()", "agent_sessions", "0.2", `${NOT_OFFERED}; octet offers it only with a child-session service`),
+      secret: feature("ext.secrets.get()", "secrets", "0.2", `${NOT_OFFERED}; octet offers it with a secret broker when [capabilities].secrets in manifest.toml names secrets`),
+      agents: feature("ext.agents.list()", "agent_sessions", "0.2", `${NOT_OFFERED}; octet offers it only with a child-session service`),
       compose: feature("ext.composer.get()", "composer", "0.2", only04),
       idle: feature("ext.session.waitForIdle()", "session_control_v1", "0.2", only04),
       export: feature("ext.resources.export()", "resource_refs_v1", "0.2", only04),
@@ -73,7 +73,7 @@ describe("feature refusals name the call, the feature, why, and the API in use",
 
   test("API 0.4: not offered, offered but unused (resource refs without a type), and what works", async () => {
     await refusals("v04", {
-      secret: feature("ext.getSecret()", "secrets", "0.4", `${NOT_OFFERED}; octet offers it with a secret broker when [capabilities].secrets in manifest.toml names secrets`),
+      secret: feature("ext.secrets.get()", "secrets", "0.4", `${NOT_OFFERED}; octet offers it with a secret broker when [capabilities].secrets in manifest.toml names secrets`),
       idle: feature("ext.session.waitForIdle()", "session_control_v1", "0.4", `${NOT_OFFERED}; octet offers it only with a session lifecycle service`),
       export: feature("ext.resources.export()", "resource_refs_v1", "0.4", "it is selected only when a type is registered with ext.resourceType() before ext.run()"),
       blob: feature("ext.bulk.publish()", "bulk_objects_v1", "0.4", `${NOT_OFFERED}; octet offers it only with bulk storage configured`),
@@ -87,23 +87,36 @@ describe("feature refusals name the call, the feature, why, and the API in use",
     await refusals("v04-narrow", {
       progress: feature("ext.progress()", "request_progress", "0.4", narrowed("request_progress")),
       decoration: feature("ext.progressDecoration()", "request_progress", "0.4", narrowed("request_progress")),
-      artifact: feature("ext.publishArtifact()", "artifacts", "0.4", narrowed("artifacts")),
-      policy: feature("ext.evaluatePolicy()", "policy_intents", "0.4", narrowed("policy_intents")),
-      register: feature("ext.registerTools()", "dynamic_tools", "0.4", narrowed("dynamic_tools")),
+      artifact: feature("ext.artifacts.publish()", "artifacts", "0.4", narrowed("artifacts")),
+      policy: feature("ext.policy.evaluate()", "policy_intents", "0.4", narrowed("policy_intents")),
+      register: feature("ext.tools.register()", "dynamic_tools", "0.4", narrowed("dynamic_tools")),
       compose: feature("ext.composer.get()", "composer", "0.4", narrowed("composer")),
-      secret: feature("ext.getSecret()", "secrets", "0.4", `${NOT_OFFERED}; octet offers it with a secret broker when [capabilities].secrets in manifest.toml names secrets`),
+      secret: feature("ext.secrets.get()", "secrets", "0.4", `${NOT_OFFERED}; octet offers it with a secret broker when [capabilities].secrets in manifest.toml names secrets`),
     });
   });
 
   test("undeclared contributions name the manifest key to set", async () => {
     for (const variant of ["v01", "v02", "v04"]) {
       await refusals(variant, {
-        notify: notDeclared("ext.notify()", "notifications"),
-        confirm: notDeclared("ext.confirm()", "confirmations"),
-        context: notDeclared("ext.contributeContext()", "context"),
-        ...(variant === "v01" ? {} : { present: notDeclared("ext.publishPresentation()", "presentation") }),
+        notify: notDeclared("ext.user.notify()", "notifications"),
+        confirm: notDeclared("ext.user.confirm()", "confirmations"),
+        context: notDeclared("ext.contribute.context()", "context"),
+        ...(variant === "v01" ? {} : { present: notDeclared("ext.presentation.publish()", "presentation") }),
       });
     }
+  });
+
+  test("a deprecated flat name is refused in its grouped name's words (ext.listAgents() -> ext.agents.list())", async () => {
+    await refusals("v01", {
+      agents_alias: feature("ext.agents.list()", "agent_sessions", "0.1", `API 0.1 has no features; ${SET_04}`),
+      input_alias: needsApi("ext.user.input()", "0.2 or 0.4", "0.1", "speaks"),
+      notify_alias: notDeclared("ext.user.notify()", "notifications"),
+    });
+    await refusals("v02", {
+      agents_alias: feature("ext.agents.list()", "agent_sessions", "0.2", `${NOT_OFFERED}; octet offers it only with a child-session service`),
+      input_alias: "not refused",
+      notify_alias: notDeclared("ext.user.notify()", "notifications"),
+    });
   });
 });
 

@@ -277,7 +277,7 @@ describe("docs/protocol-0.2.md §10 host services outside and inside handlers, p
   test("§10 64: API 0.1 tool calls request_input → the call fails -32601; no input/request frame", async () => {
     const host = await fixture(V01);
     const reply = await host.request("tool/call", { name: "input_uncaught", arguments: {}, context: host.executionContext() });
-    expect(reply.error).toEqual({ code: -32601, message: "ext.requestInput() needs API 0.2 or 0.4; this extension speaks API 0.1: set api_version = \"0.4\" in manifest.toml" });
+    expect(reply.error).toEqual({ code: -32601, message: "ext.user.input() needs API 0.2 or 0.4; this extension speaks API 0.1: set api_version = \"0.4\" in manifest.toml" });
     expect(frames(host, "input/request")).toEqual([]);
     expect(await host.shutdown()).toBe(0);
   });
@@ -371,9 +371,9 @@ describe("docs/protocol-0.2.md §10 presentation, process level", () => {
     delete (params.contributes as Obj).presentation;
     await host.initialize(params);
     const reply = await host.request("tool/call", { name: "present", arguments: { revision: 1 }, context: host.executionContext() });
-    expect(reply.error).toEqual({ code: -32601, message: "ext.publishPresentation() needs presentation = true under [contributes] in manifest.toml" });
+    expect(reply.error).toEqual({ code: -32601, message: "ext.presentation.publish() needs presentation = true under [contributes] in manifest.toml" });
     host.lifecycle("turn/settled", { action: "present", revision: 1, turn_id: "undeclared" });
-    expect(await waitForLog(host, "lifecycle present")).toMatchObject({ ok: false, rpc: true, code: -32601, error: "ext.publishPresentation() needs presentation = true under [contributes] in manifest.toml" });
+    expect(await waitForLog(host, "lifecycle present")).toMatchObject({ ok: false, rpc: true, code: -32601, error: "ext.presentation.publish() needs presentation = true under [contributes] in manifest.toml" });
     expect(frames(host, "presentation/update")).toEqual([]);
     expect(await host.shutdown()).toBe(0);
   });
@@ -381,7 +381,7 @@ describe("docs/protocol-0.2.md §10 presentation, process level", () => {
   test("§10 78: on API 0.1 → local -32601; nothing written", async () => {
     const host = await fixture(V01);
     const reply = await host.request("tool/call", { name: "present", arguments: { revision: 1 }, context: host.executionContext() });
-    expect(reply.error).toEqual({ code: -32601, message: "ext.publishPresentation() needs API 0.2 or 0.4; this extension speaks API 0.1: set api_version = \"0.4\" in manifest.toml" });
+    expect(reply.error).toEqual({ code: -32601, message: "ext.presentation.publish() needs API 0.2 or 0.4; this extension speaks API 0.1: set api_version = \"0.4\" in manifest.toml" });
     expect(frames(host, "presentation/update")).toEqual([]);
     expect(await host.shutdown()).toBe(0);
   });

@@ -88,10 +88,10 @@ describe("helper local checks (docs/protocol-0.2.md §8.11): the right error fam
 
   test("API 0.1 refusals: input, presentation; 0.2: presentation needs the manifest flag; outside a handler a parent is required", async () => {
     const old = await inProcess((ext) => ext.tool({ name: "t", description: "d" }, () => "x"), { api: "0.1" });
-    expect(await outcome(() => old.ext.requestInput("name?", { parentRequestId: 1 }))).toBe('rpc -32601: ext.requestInput() needs API 0.2 or 0.4; this extension speaks API 0.1: set api_version = "0.4" in manifest.toml');
-    expect(await outcome(() => old.ext.publishPresentation({ revision: 0, activities: [], actions: [] } as never))).toBe('rpc -32601: ext.publishPresentation() needs API 0.2 or 0.4; this extension speaks API 0.1: set api_version = "0.4" in manifest.toml');
+    expect(await outcome(() => old.ext.requestInput("name?", { parentRequestId: 1 }))).toBe('rpc -32601: ext.user.input() needs API 0.2 or 0.4; this extension speaks API 0.1: set api_version = "0.4" in manifest.toml');
+    expect(await outcome(() => old.ext.publishPresentation({ revision: 0, activities: [], actions: [] } as never))).toBe('rpc -32601: ext.presentation.publish() needs API 0.2 or 0.4; this extension speaks API 0.1: set api_version = "0.4" in manifest.toml');
     const h = await inProcess((ext) => ext.tool({ name: "t", description: "d" }, () => "x"), { contributes: { confirmations: true } });
-    expect(await outcome(() => h.ext.publishPresentation({ revision: 0, activities: [], actions: [] } as never))).toBe("rpc -32601: ext.publishPresentation() needs presentation = true under [contributes] in manifest.toml");
+    expect(await outcome(() => h.ext.publishPresentation({ revision: 0, activities: [], actions: [] } as never))).toBe("rpc -32601: ext.presentation.publish() needs presentation = true under [contributes] in manifest.toml");
     expect(await outcome(() => h.ext.confirm("ok?"))).toBe("rpc -32602: operation-scoped host request requires parent_request_id");
     expect(await outcome(() => h.ext.requestInput("   "))).toBe("arg: input prompt must contain non-whitespace text");
     expect(await outcome(() => h.ext.requestInput("x".repeat(16 * 1024 + 1)))).toBe("arg: input prompt exceeds 16 KiB");
@@ -130,8 +130,8 @@ describe("helper local checks (docs/protocol-0.2.md §8.11): the right error fam
     expect(await outcome(() => h.ext.spawnAgent({ ...spawn, maxOutputBytes: 511 }))).toStartWith("arg: agent policy max_output_bytes");
     expect(await outcome(() => h.ext.spawnAgent({ ...spawn, maxTokens: 999 }))).toStartWith("arg: agent policy max_tokens");
     expect(await outcome(() => h.ext.spawnAgent({ ...spawn, modelSelection: { provider: "p" } }))).toBe("arg: agent model_selection: an explicit provider needs an explicit model");
-    expect(await outcome(() => h.ext.spawnAgent({ ...spawn, modelSelection: { model: "m" } }))).toBe("rpc -32601: ext.spawnAgent({ modelSelection }) needs the agent_model_selection_v1 feature, which was not negotiated (API 0.2): the host did not offer it; octet offers it only with a child-session service");
-    expect(await outcome(() => h.ext.listAgentModels({ parentRequestId: 1 }))).toBe("rpc -32601: ext.listAgentModels() needs the agent_model_selection_v1 feature, which was not negotiated (API 0.2): the host did not offer it; octet offers it only with a child-session service");
+    expect(await outcome(() => h.ext.spawnAgent({ ...spawn, modelSelection: { model: "m" } }))).toBe("rpc -32601: ext.agents.spawn({ modelSelection }) needs the agent_model_selection_v1 feature, which was not negotiated (API 0.2): the host did not offer it; octet offers it only with a child-session service");
+    expect(await outcome(() => h.ext.listAgentModels({ parentRequestId: 1 }))).toBe("rpc -32601: ext.agents.models() needs the agent_model_selection_v1 feature, which was not negotiated (API 0.2): the host did not offer it; octet offers it only with a child-session service");
     expect(await outcome(() => h.ext.listAgentModels({ limit: 101, parentRequestId: 1 }))).toBe("arg: agent model limit must be an integer in 1..100");
     expect(h.frames.filter((f) => "method" in f)).toEqual([]);
   });
@@ -173,11 +173,11 @@ describe("helper local checks (docs/protocol-0.2.md §8.11): the right error fam
     expect(await outcome(() => h.ext.publishArtifact("image/png", { data: "png", size: 4, parentRequestId: 1 }))).toStartWith("arg: artifact size 4");
     expect(await outcome(() => h.ext.publishArtifact("image/png", { path: "/etc/passwd", size: 1, sha256: "0".repeat(64), parentRequestId: 1 }))).toStartWith("arg: artifact path must be relative");
     expect(await outcome(() => h.ext.publishArtifact("image/png", { path: "a/../b", size: 1, sha256: "0".repeat(64), parentRequestId: 1 }))).toStartWith("arg: artifact path must be relative");
-    expect(await outcome(() => h.ext.publishArtifact("image/png", { data: "png", parentRequestId: 1 }))).toBe("rpc -32601: ext.publishArtifact() needs the artifacts feature, which was not negotiated (API 0.2): the host did not offer it");
+    expect(await outcome(() => h.ext.publishArtifact("image/png", { data: "png", parentRequestId: 1 }))).toBe("rpc -32601: ext.artifacts.publish() needs the artifacts feature, which was not negotiated (API 0.2): the host did not offer it");
     expect(await outcome(() => h.ext.getSecret("bad name"))).toStartWith("arg: secret name must match");
-    expect(await outcome(() => h.ext.getSecret("ok.name"))).toBe("rpc -32601: ext.getSecret() needs the secrets feature, which was not negotiated (API 0.2): the host did not offer it; octet offers it with a secret broker when [capabilities].secrets in manifest.toml names secrets");
+    expect(await outcome(() => h.ext.getSecret("ok.name"))).toBe("rpc -32601: ext.secrets.get() needs the secrets feature, which was not negotiated (API 0.2): the host did not offer it; octet offers it with a secret broker when [capabilities].secrets in manifest.toml names secrets");
     expect(await outcome(() => h.ext.evaluatePolicy({ kind: "", operation: "x", target: {} }))).toStartWith("arg: policy intent kind");
-    expect(await outcome(() => h.ext.evaluatePolicy({ kind: "k", operation: "o", target: {} }))).toBe("rpc -32601: ext.evaluatePolicy() needs the policy_intents feature, which was not negotiated (API 0.2): the host did not offer it");
+    expect(await outcome(() => h.ext.evaluatePolicy({ kind: "k", operation: "o", target: {} }))).toBe("rpc -32601: ext.policy.evaluate() needs the policy_intents feature, which was not negotiated (API 0.2): the host did not offer it");
     expect(h.frames.filter((f) => "method" in f)).toEqual([]);
   });
 
