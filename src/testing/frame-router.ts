@@ -131,13 +131,19 @@ export class FrameRouter {
     if (verdict.fatal) return this.fatal(verdict.fatal);
     if (!("id" in frame)) {
       if (verdict.refuse) monitor.diagnostics.push(`notification ignored: ${verdict.refuse}`);
+      const violation = verdict.refuse ? undefined : v03.providers.notification(frame);
+      if (violation) this.fatal(violation);
       return;
     }
     const id = frame.id as string | number;
     if (!v03.admit(id)) return this.fatal(`extension request id ${JSON.stringify(id)} reused`);
     const reply = (value: unknown) => {
       if (value === NO_REPLY || child.exitCode !== undefined || !v03.settle(id)) return;
-      connection.send(replyFrame(id, value));
+      try {
+        connection.send(replyFrame(id, value));
+      } catch (error) {
+        monitor.diagnostics.push(`reply to ${String(frame.method)} not written: ${(error as Error).message}`);
+      }
     };
     if (verdict.refuse) {
       monitor.diagnostics.push(verdict.refuse);

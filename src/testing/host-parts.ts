@@ -62,7 +62,7 @@ export function assembleHost(manifest: HostManifest, child: ExtensionProcess, op
   const monitor = new HostMonitor(manifest, { features: () => host.features, active: (id) => connection.active(id), resourceOwner: host.resourceOwner });
   const stderrLines = new HostStderr(host.stderr, monitor.violations, options.strictStderr !== false, options.stderrWindow);
   const bulk = options.bulk && manifest.api_version === "0.4" ? new HostBulkStore() : undefined;
-  const responders = new Responders((method) => builtInResponder(method, manifest, host, bulk, host.resources));
+  const responders = new Responders((method) => v03?.providers.responder(method) ?? builtInResponder(method, manifest, host, bulk, host.resources));
   const router = new FrameRouter({ child, log, connection, monitor, responders, v03 });
   const services03 = v03
     ? new ServicesHost03({

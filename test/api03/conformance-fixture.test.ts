@@ -14,6 +14,10 @@ const TOOLS =
 const LIMITS = '{"max_concurrent_requests":4,"max_frame_bytes":1048576,"max_tools":256}';
 const BINDING = { extension_instance_id: "conformance-instance", process_generation: 1, session_id: "conformance-session" };
 
+/** The required names plus the provider names §10.3 selects with `providers = true` (no hooks). */
+const PROVIDER_CAPABILITIES = ["content_parts", "core", "provider_catalog", "provider_stream", "request_cancellation", "tool_call"];
+const PROVIDER_METHODS = ["$/cancelRequest", "initialize", "provider/cancel", "provider/event", "provider/stream", "providers/complete", "providers/register", "shutdown", "tool/call"];
+
 const initializeReply = (capabilities: string[], methods: string[], limits = LIMITS) =>
   `{"id":1,"jsonrpc":"2.0","result":{"api_version":"0.3","contract":{"capabilities":${JSON.stringify(capabilities)},"encoding":"octet-canonical-json-v1","limits":${limits},"methods":${JSON.stringify(methods)},"schema":"octet.extension.api/0.3"},"tools":${TOOLS}}}`;
 
@@ -25,16 +29,29 @@ describe("10.3 initialize", () => {
     );
   });
 
-  test("hooks dropped: only the required names", async () => {
+  test("hooks dropped (providers = true): the required names plus the provider names, no lifecycle_events/hook/run", async () => {
     const { reply } = await initialized(V03_NO_HOOKS);
-    expect(reply).toBe(initializeReply(["content_parts", "core", "request_cancellation", "tool_call"], ["$/cancelRequest", "initialize", "shutdown", "tool/call"]));
+    expect(reply).toBe(initializeReply(PROVIDER_CAPABILITIES, PROVIDER_METHODS));
   });
 
-  test("default manifest (providers = true): provider names are selected only with a provider registered (issue 27 part B), never migration or auth", async () => {
+  test("default manifest (providers = true): C and M exactly as §10.3 gives them, never migration, auth or providers/update|unregister", async () => {
     const { reply } = await initialized(V03);
+    expect(reply).toBe(
+      initializeReply(
+        ["content_parts", "core", "lifecycle_events", "provider_catalog", "provider_stream", "request_cancellation", "tool_call"],
+        ["$/cancelRequest", "hook/run", "initialize", "provider/cancel", "provider/event", "provider/stream", "providers/complete", "providers/register", "shutdown", "tool/call"],
+      ),
+    );
+  });
+
+  test("provider names need every one offered: without provider/cancel neither catalog nor stream is selected", async () => {
+    const offer = defaultOffer();
+    offer.optional_methods = offer.optional_methods.filter((m: string) => m !== "provider/cancel");
+    const { reply, handshake } = await initialized(V03, offer);
     expect(reply).toBe(
       initializeReply(["content_parts", "core", "lifecycle_events", "request_cancellation", "tool_call"], ["$/cancelRequest", "hook/run", "initialize", "shutdown", "tool/call"]),
     );
+    expect(handshake).toEqual([]);
   });
 
   test("hook/run is not selected when the host does not offer it, even with both hooks declared", async () => {
@@ -48,9 +65,7 @@ describe("10.3 initialize", () => {
     const offer = defaultOffer();
     offer.limits = { max_concurrent_requests: 2, max_frame_bytes: 65536, max_tools: 5 };
     const { reply } = await initialized(V03_NO_HOOKS, offer);
-    expect(reply).toBe(
-      initializeReply(["content_parts", "core", "request_cancellation", "tool_call"], ["$/cancelRequest", "initialize", "shutdown", "tool/call"], '{"max_concurrent_requests":2,"max_frame_bytes":65536,"max_tools":5}'),
-    );
+    expect(reply).toBe(initializeReply(PROVIDER_CAPABILITIES, PROVIDER_METHODS, '{"max_concurrent_requests":2,"max_frame_bytes":65536,"max_tools":5}'));
   });
 
   const failures: [string, (params: Record<string, any>) => void, number, string][] = [
@@ -295,5 +310,87 @@ describe("10.5 session hooks, other methods, shutdown, EOF", () => {
     ext.end();
     expect(await ext.exitWithin(6_000)).toBe(0);
     expect(performance.now() - started).toBeLessThan(6_000);
+  });
+});
+
+describe("10.6 provider", () => {
+  const REGISTER_PARAMS =
+    '{"models":[{"api_name":"echo-1","capabilities":{"parallel_tool_calls":false,"reasoning":false,"structured_output":false,"tools":false},"context_window":8192,"id":"echo-1","max_output_tokens":1024,"protocol":"openai_chat"}],"provider":{"auth":{"kind":"none"},"id":"fixture","label":"Conformance fixture"}}';
+  const COMPLETE = '{"jsonrpc":"2.0","method":"providers/complete","params":{}}';
+  const event = (stream: string, sequence: number, kind: string, payload: unknown) => canon({ jsonrpc: "2.0", method: "provider/event", params: { kind, payload, sequence, stream_id: stream } });
+  const streamParams = (stream: string, request: unknown, model = "echo-1", provider = "fixture") => ({ model_id: model, provider_id: provider, request, stream_id: stream });
+
+  test("right after the initialize result: providers/register with the exact params, then providers/complete {} after the answer", async () => {
+    const { ext, handshake } = await initialized(V03);
+    const id = JSON.parse(handshake[0]!).id;
+    expect(Number.isSafeInteger(id)).toBe(true);
+    expect(handshake).toEqual([`{"id":${id},"jsonrpc":"2.0","method":"providers/register","params":${REGISTER_PARAMS}}`, COMPLETE]);
+    expect(ext.lines).toHaveLength(1);
+  });
+
+  test("providers/complete follows an error answer too, and nothing is sent before the answer", async () => {
+    const ext = new RawExtension(V03);
+    ext.request(1, "initialize", initializeParams(ext, V03));
+    await ext.line(0);
+    const register = JSON.parse(await ext.line(1));
+    await Bun.sleep(200);
+    expect(ext.lines).toHaveLength(2);
+    ext.send({ error: { code: -32602, message: "invalid params" }, id: register.id, jsonrpc: "2.0" });
+    expect(await ext.line(2)).toBe(COMPLETE);
+  });
+
+  test("provider/stream: accepted, then started, text_start, text_delta echo:canon(R), text_end, finished with sequences 0..4", async () => {
+    const { ext } = await initialized(V03);
+    const request = { messages: [{ content: "héllo", role: "user" }], model: "echo-1", stream: true };
+    ext.request(2, "provider/stream", streamParams("provider-1-0", request));
+    expect(await ext.line(1)).toBe('{"id":2,"jsonrpc":"2.0","result":{"accepted":true,"stream_id":"provider-1-0"}}');
+    await ext.line(6);
+    expect(ext.lines.slice(2)).toEqual([
+      event("provider-1-0", 0, "started", {}),
+      event("provider-1-0", 1, "text_start", { index: 0 }),
+      event("provider-1-0", 2, "text_delta", { delta: `echo:${canon(request)}`, index: 0 }),
+      event("provider-1-0", 3, "text_end", { index: 0 }),
+      event("provider-1-0", 4, "finished", { stop_reason: "end_turn" }),
+    ]);
+    await Bun.sleep(100);
+    expect(ext.lines).toHaveLength(7);
+  });
+
+  test("another provider or model is not accepted: reason 'unknown model', no event", async () => {
+    const { ext } = await initialized(V03);
+    ext.request(2, "provider/stream", streamParams("s-a", {}, "echo-2"));
+    expect(await ext.reply(2)).toBe('{"id":2,"jsonrpc":"2.0","result":{"accepted":false,"reason":"unknown model","stream_id":"s-a"}}');
+    ext.request(3, "provider/stream", streamParams("s-b", {}, "echo-1", "other"));
+    expect(await ext.reply(3)).toBe('{"id":3,"jsonrpc":"2.0","result":{"accepted":false,"reason":"unknown model","stream_id":"s-b"}}');
+    await Bun.sleep(100);
+    expect(ext.lines).toHaveLength(3);
+  });
+
+  test("hold_ms waits after started; provider/cancel then stops the stream: no further event for it, the next stream runs", async () => {
+    const { ext } = await initialized(V03);
+    ext.request(2, "provider/stream", streamParams("held", { hold_ms: 600 }));
+    expect(await ext.line(1)).toBe('{"id":2,"jsonrpc":"2.0","result":{"accepted":true,"stream_id":"held"}}');
+    expect(await ext.line(2)).toBe(event("held", 0, "started", {}));
+    ext.notify("provider/cancel", { reason: "user", stream_id: "held" });
+    await Bun.sleep(1_000);
+    expect(ext.lines).toHaveLength(3);
+    ext.request(3, "provider/stream", streamParams("next", {}));
+    expect(await ext.line(3)).toBe('{"id":3,"jsonrpc":"2.0","result":{"accepted":true,"stream_id":"next"}}');
+    expect(await ext.line(8)).toBe(event("next", 4, "finished", { stop_reason: "end_turn" }));
+  });
+
+  test("hold_ms without a cancel: the remaining events follow after the hold", async () => {
+    const { ext } = await initialized(V03);
+    const started = performance.now();
+    ext.request(2, "provider/stream", streamParams("slow", { hold_ms: 300 }));
+    expect(await ext.line(6)).toBe(event("slow", 4, "finished", { stop_reason: "end_turn" }));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+  });
+
+  test("without providers = true no provider name is selected: provider/stream is -32601 and no handshake is sent", async () => {
+    const { ext, handshake } = await initialized(V03_NO_PROVIDERS);
+    expect(handshake).toEqual([]);
+    ext.request(2, "provider/stream", streamParams("s", {}));
+    expect(await ext.line(1)).toBe(errorReply(2, -32601, "unknown or unnegotiated method", { method: "provider/stream" }));
   });
 });

@@ -166,12 +166,27 @@ export function initializeParams(extension: RawExtension, manifestDir: string, c
   };
 }
 
-/** Launch the fixture in 0.3 mode and initialize it; returns it with the reply line. */
-export async function initialized(manifestDir = V03, contract = defaultOffer()): Promise<{ ext: RawExtension; reply: string }> {
+/** The catalog result the harness answers `providers/register` with. */
+export const CATALOG_RESULT = { model_ids: ["echo-1"], provider_ids: ["fixture"], revision: 1 };
+
+/**
+ * Launch the fixture in 0.3 mode and initialize it; returns it with the reply
+ * line. When the provider names were selected, the fixture's catalog handshake
+ * (docs/conformance-fixture.md §10.6) is played too: its `providers/register`
+ * is answered with {@link CATALOG_RESULT} and, once `providers/complete` is read,
+ * both lines move from `ext.lines` to `handshake` (so line 1 is the first
+ * frame after the handshake).
+ */
+export async function initialized(manifestDir = V03, contract = defaultOffer()): Promise<{ ext: RawExtension; reply: string; handshake: string[] }> {
   const ext = new RawExtension(manifestDir);
   ext.request(1, "initialize", initializeParams(ext, manifestDir, contract));
   const reply = await ext.line(0);
-  return { ext, reply };
+  const methods: string[] = JSON.parse(reply).result?.contract?.methods ?? [];
+  if (!methods.includes("providers/register")) return { ext, reply, handshake: [] };
+  const register = await ext.line(1);
+  ext.send({ id: JSON.parse(register).id, jsonrpc: "2.0", result: CATALOG_RESULT });
+  await ext.line(2);
+  return { ext, reply, handshake: ext.lines.splice(1, 2) };
 }
 
 /** `TEXT(t)` of docs/conformance-fixture.md §10.4, as the exact reply line for `id`. */

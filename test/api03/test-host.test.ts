@@ -37,7 +37,7 @@ describe("TestHost with a 0.3 manifest", () => {
     expect(params.contributes).toEqual({ hooks: ["session_start", "session_end"], providers: true, tools: ["echo", "fail_error", "raise", "slow", "structured"] });
     expect(params.extension).toEqual({ manifest_path: host.manifest.path, name: "octet-conformance-fixture", source: "explicit", version: "1.0.0" });
     expect(result.api_version).toBe("0.3");
-    expect([...host.contract03!.methods]).toEqual(["$/cancelRequest", "hook/run", "initialize", "shutdown", "tool/call"]);
+    expect([...host.contract03!.methods]).toEqual(["$/cancelRequest", "hook/run", "initialize", "provider/cancel", "provider/event", "provider/stream", "providers/complete", "providers/register", "shutdown", "tool/call"]);
     // every host frame is canonical: members sorted, compact
     for (const entry of host.transcript.filter((e) => e.from === "host")) expect(entry.text).toBe(JSON.stringify(sortDeep(JSON.parse(entry.text))));
   });
@@ -46,8 +46,9 @@ describe("TestHost with a 0.3 manifest", () => {
     const host = await start(V03);
     await host.initialize();
     expect(await host.callTool("echo", { b: 2, a: 1 })).toEqual({ content: [{ text: 'echo:{"a":1,"b":2}', type: "text" }], is_error: false, metadata: null });
-    expect((host.transcript.at(-2)!.frame as any).params).toMatchObject({ arguments: { a: 1, b: 2 }, name: "echo" });
-    expect(Object.keys((host.transcript.at(-2)!.frame as any).params)).toEqual(["arguments", "context", "name"]);
+    const call = host.transcript.find((e) => e.from === "host" && (e.frame as any)?.method === "tool/call")!;
+    expect((call.frame as any).params).toMatchObject({ arguments: { a: 1, b: 2 }, name: "echo" });
+    expect(Object.keys((call.frame as any).params)).toEqual(["arguments", "context", "name"]);
     expect(await host.runSessionHook("session_start", { binding: BINDING })).toEqual({ disposition: { kind: "continue" } });
     expect(await host.runSessionHook("session_end", { binding: BINDING, duration_ms: 17, outcome: "shutdown", reason: "shutdown" })).toEqual({ disposition: { kind: "continue" } });
     await expect(host.callTool("raise", {})).rejects.toMatchObject({ code: -32603, message: "internal error" });

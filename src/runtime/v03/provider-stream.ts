@@ -6,6 +6,22 @@ import { BOUNDS } from "./protocol.ts";
 import type { ProviderEvent, ProviderStreamHandler, ProviderStreamRequest } from "./provider-types.ts";
 
 const TERMINAL = new Set(["finished", "error"]);
+const USAGE = ["input_tokens", "cache_read_tokens", "cache_write_tokens", "cache_write_1h_tokens", "output_tokens", "reasoning_tokens", "total_tokens"];
+/** Each kind's payload members as octet decodes them (closed): `name` required, `name?` optional; `*` is free. */
+const PAYLOADS: Record<string, { members: string[]; types: Record<string, "integer" | "string"> }> = {
+  started: { members: ["response_id?"], types: { response_id: "string" } },
+  text_start: { members: ["index"], types: { index: "integer" } },
+  text_end: { members: ["index"], types: { index: "integer" } },
+  reasoning_start: { members: ["index"], types: { index: "integer" } },
+  reasoning_end: { members: ["index"], types: { index: "integer" } },
+  tool_call_end: { members: ["index"], types: { index: "integer" } },
+  text_delta: { members: ["index", "delta"], types: { index: "integer", delta: "string" } },
+  reasoning_delta: { members: ["index", "delta"], types: { index: "integer", delta: "string" } },
+  tool_call_args_delta: { members: ["index", "delta"], types: { index: "integer", delta: "string" } },
+  tool_call_start: { members: ["index", "id", "name"], types: { index: "integer", id: "string", name: "string" } },
+  usage: { members: USAGE.map((m) => `${m}?`), types: Object.fromEntries(USAGE.map((m) => [m, "integer" as const])) },
+  finished: { members: ["stop_reason"], types: { stop_reason: "string" } },
+};
 /** Let the writer flush this often while a handler yields without waiting. */
 const YIELD_EVERY = 64;
 
@@ -70,6 +86,8 @@ export class ProviderStream {
     if (typeof kind !== "string" || !(STREAM_EVENT_KINDS as readonly string[]).includes(kind)) return `unknown provider event kind ${JSON.stringify(kind)}`;
     const value = payload === undefined ? {} : payload;
     if (value === null || typeof value !== "object" || Array.isArray(value)) return `provider event ${kind}: payload must be an object`;
+    const shape = payloadProblem(kind, value as Record<string, unknown>);
+    if (shape) return `provider event ${kind}: ${shape}`;
     let bytes: number;
     try {
       bytes = Buffer.byteLength(encodeCanonical(value));
@@ -103,4 +121,24 @@ export class ProviderStream {
     this.controller.abort("finished");
     this.onEnd();
   }
+}
+
+/** Why `payload` is not what octet decodes for `kind` (closed members, integers ≥ 0, non-empty tool call id and name). */
+function payloadProblem(kind: string, payload: Record<string, unknown>): string | undefined {
+  const spec = PAYLOADS[kind];
+  if (!spec) return undefined; // error, heartbeat: free
+  const names = spec.members.map((m) => m.replace(/\?$/, ""));
+  for (const key of Object.keys(payload)) if (!names.includes(key)) return `payload member ${JSON.stringify(key)} is not one of ${names.join(", ") || "(none)"}`;
+  for (const member of spec.members) {
+    const name = member.replace(/\?$/, "");
+    const value = payload[name];
+    if (value === undefined) {
+      if (!member.endsWith("?")) return `payload.${name} is required`;
+      continue;
+    }
+    if (spec.types[name] === "integer" && !(Number.isSafeInteger(value) && (value as number) >= 0)) return `payload.${name} must be an integer ≥ 0`;
+    if (spec.types[name] === "string" && typeof value !== "string") return `payload.${name} must be a string`;
+  }
+  if (kind === "tool_call_start" && (payload.id === "" || payload.name === "")) return "payload id and name must not be empty";
+  return undefined;
 }

@@ -45,9 +45,14 @@ export interface ProviderStreamRequest {
 /** How octet's stream ended a turn (`finished`). */
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "refusal";
 
-/** One event a stream handler yields; the runtime numbers them. `finished` and `error` end the stream. */
+/**
+ * One event a stream handler yields; the runtime numbers them. `finished` and
+ * `error` end the stream. Payloads are closed as octet decodes them (the
+ * runtime refuses other members; `started` admits them in the type only so
+ * that `yield { kind: "started", payload: {} }` type-checks in a generator).
+ */
 export type ProviderEvent =
-  | { kind: "started"; payload: { response_id?: string } }
+  | { kind: "started"; payload: { response_id?: string; [other: string]: unknown } }
   | { kind: "text_start" | "text_end" | "reasoning_start" | "reasoning_end" | "tool_call_end"; payload: { index: number } }
   | { kind: "text_delta" | "reasoning_delta" | "tool_call_args_delta"; payload: { index: number; delta: string } }
   | { kind: "tool_call_start"; payload: { index: number; id: string; name: string } }
@@ -70,7 +75,7 @@ export interface ProviderStreamContext {
 }
 
 /** A stream handler: yields events in order; the runtime sends each as `provider/event` with the next sequence number. */
-export type ProviderStreamHandler = (request: ProviderStreamRequest, ctx: ProviderStreamContext) => AsyncIterable<ProviderEvent> | Iterable<ProviderEvent>;
+export type ProviderStreamHandler = (request: ProviderStreamRequest, ctx: ProviderStreamContext) => AsyncGenerator<ProviderEvent, void, unknown> | AsyncIterable<ProviderEvent>;
 
 /** What serves a provider's models. */
 export interface ProviderHandlers {

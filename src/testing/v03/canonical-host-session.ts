@@ -5,6 +5,7 @@ import type { TestHostOptions } from "../host-options.ts";
 import type { HostReadEvent } from "../stdout-reader.ts";
 import type { TranscriptEntry } from "../transcript.ts";
 import { checkCanonicalFrame } from "./canonical-check.ts";
+import { ProviderHost } from "./provider-host.ts";
 import { REQUIRED_CAPABILITIES_03, REQUIRED_METHODS_03, responseViolation, selectionViolation } from "./rules.ts";
 
 /** The largest frame API 0.3 allows, LF excluded: the bound before the initialize reply. */
@@ -53,6 +54,8 @@ export class CanonicalHostSession {
   selected: { capabilities: ReadonlySet<string>; methods: ReadonlySet<string>; limits: JsonRecord } | undefined;
   /** The methods of the initialize reply as read (set before the reply's checks run, so frames right after it are judged by them). */
   selectedMethods: ReadonlySet<string> = new Set();
+  /** The provider catalog and stream ingress (`provider-host.ts`). */
+  readonly providers = new ProviderHost();
   private initialize: { id: number; params: JsonRecord } | undefined;
   private readonly extensionIds = new Set<string | number>();
   private readonly outstanding = new Set<string | number>();
