@@ -80,7 +80,7 @@ export function mapExtension(source: ImportSource, keep: { source?: JsonRecord }
     tools[name] = tool;
   }
   for (const name of replied.keys()) {
-    if (!host.contributes.tools.includes(name)) notMapped.push(`not mapped: tools.${name}: in the initialize reply but not in contributes.tools (a dynamic tool): register it at run time with ext.registerTool`);
+    if (!host.contributes.tools.includes(name)) notMapped.push(`not mapped: tools.${name}: in the initialize reply but not in contributes.tools (a dynamic tool): register it at run time with ext.tools.register`);
   }
   if (Object.keys(tools).length > 0) manifest.tools = tools;
 

@@ -162,7 +162,7 @@ const properties: Record<string, Schema> = {
     filesystem: { enum: [...FILESYSTEM_ACCESS], description: "File system access the extension needs." },
     process: boolean("The extension starts processes."),
     network: boolean("The extension uses the network."),
-    secrets: names({ type: "string", pattern: pattern(IDENT) }, "Exact secret names for ext.getSecret (API 0.2)."),
+    secrets: names({ type: "string", pattern: pattern(IDENT) }, "Exact secret names for ext.secrets.get (API 0.2)."),
     environment: { type: "array", items: { type: "string" }, description: "Environment variables passed through to the extension (API 0.2 or later)." },
     system_prompt: boolean("The extension contributes to the system prompt."),
   }),

@@ -52,7 +52,7 @@ async function sync(workspace: string): Promise<string> {
   const specs = readSpecs(workspace);
   const lines: string[] = [];
   if (specs.length > 0) {
-    const update = await ext.registerTools(
+    const update = await ext.tools.register(
       specs.map((spec) => ({
         name: spec.name,
         description: spec.description,
@@ -65,7 +65,7 @@ async function sync(workspace: string): Promise<string> {
   }
   const gone = [...published.keys()].filter((name) => !specs.some((s) => s.name === name));
   if (gone.length > 0) {
-    const update = await ext.unregisterTools(gone);
+    const update = await ext.tools.unregister(gone);
     for (const name of gone) published.delete(name);
     lines.push(`removed ${gone.join(", ")} at revision ${update.revision}`);
   }
@@ -79,7 +79,7 @@ ext.tool({ name: "sync_catalog", description: "Publish the tools listed in .octe
 ext.command({ name: "catalog", description: "Show or sync the dynamic tool catalog", usage: "/catalog [sync]" }, async (args, ctx) => {
   if (args[0] === "sync") return { text: await sync(String(ctx.context.workspace ?? ext.workspace)) };
   const names = [...published.keys()].sort();
-  return { text: `revision ${ext.toolCatalogRevision}: ${names.length ? names.join(", ") : "no dynamic tools"}` };
+  return { text: `revision ${ext.tools.revision}: ${names.length ? names.join(", ") : "no dynamic tools"}` };
 });
 
 await ext.run();

@@ -20,7 +20,7 @@ ext.tool(
   },
   async (args: { name?: string }) => {
     const name = args.name ?? "tinkerer";
-    await ext.notify(`hello_world greeted ${name}`, { level: "success" });
+    await ext.user.notify(`hello_world greeted ${name}`, { level: "success" });
     return { content: `Hello, ${name}!` };
   },
 );

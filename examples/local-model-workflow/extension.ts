@@ -36,7 +36,7 @@ function workflowContext(context: ExecutionContext) {
 
 ext.hook("before_prompt", async (_payload, ctx) => {
   if (!notified) {
-    await ext.notify(`Prompt shaping is enabled for ${modelLabel(ctx.context)}.`, { title: "Local workflow active" });
+    await ext.user.notify(`Prompt shaping is enabled for ${modelLabel(ctx.context)}.`, { title: "Local workflow active" });
     notified = true;
   }
   return { disposition: { action: "continue" }, context: [workflowContext(ctx.context)], notifications: [] };
