@@ -23,6 +23,7 @@ import { Transcript } from "./transcript.ts";
 import { canonicalText } from "./v03/canonical-text.ts";
 import { readCanonicalStdout } from "./v03/frame-reader.ts";
 import { CanonicalHostSession } from "./v03/canonical-host-session.ts";
+import { openProviderStream, type ProviderTestCalls } from "./v03/provider-host.ts";
 import { ServicesHost03 } from "./v03/services-host.ts";
 import { replyResult } from "./host-errors.ts";
 
@@ -89,4 +90,25 @@ export function assembleHost(manifest: HostManifest, child: ExtensionProcess, op
     return code;
   });
   return { log, connection, monitor, router, responders, stderrLines, v03, bulk, services03, exited };
+}
+
+/** `TestHost.providers`: API 0.3 provider streams and the catalog the extension registered (`v03/provider-host.ts`). */
+export function providerCalls(parts: () => HostParts, call: (method: string, params: JsonRecord) => Promise<unknown>): ProviderTestCalls {
+  const v03 = (what: string) => {
+    const session = parts().v03;
+    if (!session) throw new Error(`TestHost.providers.${what} is API 0.3's provider service; this manifest declares another api_version`);
+    return session.providers;
+  };
+  return {
+    stream: (params, options = {}) =>
+      openProviderStream(v03("stream"), (p) => call("provider/stream", p), (r, v) => parts().router.judge(r, v && `invalid provider/stream result: ${v}`), params, options.timeoutMs ?? 10_000),
+    cancel(streamId, reason) {
+      v03("cancel").cancelled(streamId);
+      parts().connection.notify("provider/cancel", reason === undefined ? { stream_id: streamId } : { reason, stream_id: streamId });
+    },
+    get catalog() {
+      const providers = v03("catalog");
+      return { revision: providers.revision, providers: providers.catalog, completed: providers.completed };
+    },
+  };
 }

@@ -10,7 +10,7 @@ import { HostViolation, replyResult } from "./host-errors.ts";
 import type { TestHostOptions } from "./host-options.ts";
 import { agreedFeatures, flagValues, initializeParams, offeredFeatures, ownedContext, requestContext } from "./host-params.ts";
 import { checkInitializeResult } from "./host-rules.ts";
-import { assembleHost, type HostParts } from "./host-parts.ts";
+import { assembleHost, type HostParts, providerCalls } from "./host-parts.ts";
 import { type CommandOutput, commandReply, contextReply, defaultSurface, type HookOutput, hookReply, menuReply, renderReply, type RenderOutput, type StatusContribution, statusReply } from "./kind-helpers.ts";
 import { type HostManifest, loadManifest } from "./manifest.ts";
 import { sessionRecording, writeRecording } from "./replay.ts";
@@ -20,9 +20,6 @@ import { parseLogs } from "./stderr-reader.ts";
 import { temporaryDirectory } from "./temp-dirs.ts";
 import type { TranscriptEntry } from "./transcript.ts";
 import { hookResultViolation, toolResultViolation } from "./v03/rules.ts";
-import type { CanonicalHostSession } from "./v03/canonical-host-session.ts";
-import { openProviderStream, type ProviderStreamOutcome } from "./v03/provider-host.ts";
-
 export { HostViolation, ReplyError } from "./host-errors.ts";
 export { DEFAULT_OPTIONAL_FEATURES, DEFAULT_OPTIONAL_FEATURES_04, REQUIRED_FEATURES } from "./host-params.ts";
 export type { TestHostOptions } from "./host-options.ts";
@@ -69,6 +66,8 @@ export class TestHost {
   readonly resources = new HostResources();
   /** The host's bulk objects when started with `bulk: true` on API 0.4 (its transfer directory and committed blobs). */
   readonly bulk: HostBulkStore | undefined;
+  /** API 0.3 model providers (`v03/provider-host.ts`): `stream(params)` → acceptance and checked events, `cancel(streamId)`, `catalog`. */
+  readonly providers = providerCalls(() => this.parts, (method, params) => this.call(method, params));
 
   /** The parts this facade delegates to (`host-parts.ts`). */
   private readonly parts: HostParts;
@@ -232,33 +231,6 @@ export class TestHost {
   async runSessionHook(hook: "session_start" | "session_end", payload: JsonRecord): Promise<JsonRecord> {
     if (!this.parts.v03) throw new Error("runSessionHook is API 0.3's hook/run; use runHook on the legacy wire");
     return this.parts.router.judgeResult("hook/run", await this.call("hook/run", { hook, payload }), hookResultViolation) as JsonRecord;
-  }
-
-  /**
-   * API 0.3 `provider/stream` for a registered model: the acceptance, then every `provider/event` until
-   * `finished`/`error` or {@link TestHost.cancelProviderStream}, each held to octet's rules (`v03/provider-host.ts`).
-   */
-  async providerStream(params: { provider_id: string; model_id: string; request: JsonRecord; stream_id?: string }, options: { timeoutMs?: number } = {}): Promise<ProviderStreamOutcome> {
-    const v03 = this.v03Only("providerStream");
-    const judge = (result: unknown, violation: string | undefined) => this.parts.router.judge(result, violation && `invalid provider/stream result: ${violation}`);
-    return openProviderStream(v03.providers, (p) => this.call("provider/stream", p), judge, params, options.timeoutMs ?? 10_000);
-  }
-
-  /** API 0.3 `provider/cancel`: from now on any event for `streamId` is a violation. */
-  cancelProviderStream(streamId: string, reason?: string): void {
-    this.v03Only("cancelProviderStream").providers.cancelled(streamId);
-    this.notify("provider/cancel", reason === undefined ? { stream_id: streamId } : { reason, stream_id: streamId });
-  }
-
-  /** The provider catalog an API 0.3 extension registered (`providers/register|update|unregister`), and whether it sent `providers/complete`. */
-  get providerCatalog(): { revision: number; providers: ReadonlyMap<string, string[]>; completed: boolean } {
-    const { providers } = this.v03Only("providerCatalog");
-    return { revision: providers.revision, providers: providers.catalog, completed: providers.completed };
-  }
-
-  private v03Only(call: string): CanonicalHostSession {
-    if (!this.parts.v03) throw new Error(`${call} is API 0.3's provider stream; the manifest declares api_version ${this.manifest.api_version}`);
-    return this.parts.v03;
   }
 
   /** The contract an API 0.3 extension selected (after `initialize`). */

@@ -21,8 +21,8 @@ describe("examples/local-model-provider (process level, API 0.3, strict test hos
     const result = await host.initialize();
     expect((result.contract as any).methods).toEqual(["$/cancelRequest", "initialize", "provider/cancel", "provider/event", "provider/stream", "providers/complete", "providers/register", "shutdown", "tool/call"]);
     await host.waitForFrame((f) => f.method === "providers/complete");
-    expect(host.providerCatalog.revision).toBe(1);
-    expect([...host.providerCatalog.providers]).toEqual([["local", ["local-echo"]]]);
+    expect(host.providers.catalog.revision).toBe(1);
+    expect([...host.providers.catalog.providers]).toEqual([["local", ["local-echo"]]]);
     const register = host.extensionFrames().find((f) => f.method === "providers/register")!;
     expect((register.params as any).provider).toEqual({ auth: { kind: "none" }, id: "local", label: "Local model" });
     expect(await host.shutdown()).toBe(0);
@@ -32,7 +32,7 @@ describe("examples/local-model-provider (process level, API 0.3, strict test hos
   test("streams the local model's tokens in order, sequences 0.., ending with usage and finished", async () => {
     host = await TestHost.start(DIR);
     await host.initialize();
-    const outcome = await host.providerStream({ provider_id: "local", model_id: "local-echo", request: request("hi there") });
+    const outcome = await host.providers.stream({ provider_id: "local", model_id: "local-echo", request: request("hi there") });
     expect(outcome.accepted).toBe(true);
     expect(outcome.ended).toBe("finished");
     expect(outcome.events.map((e) => e.sequence)).toEqual(outcome.events.map((_, i) => i));
@@ -40,7 +40,7 @@ describe("examples/local-model-provider (process level, API 0.3, strict test hos
     expect(text).toBe("You said: hi there");
     expect(outcome.events.map((e) => e.kind)).toEqual(["started", "text_start", "text_delta", "text_delta", "text_delta", "text_delta", "text_end", "usage", "finished"]);
     expect(outcome.events.at(-2)!.payload).toEqual({ output_tokens: 4, total_tokens: 4 });
-    const unknown = await host.providerStream({ provider_id: "local", model_id: "gpt-9", request: request("x") });
+    const unknown = await host.providers.stream({ provider_id: "local", model_id: "gpt-9", request: request("x") });
     expect(unknown).toMatchObject({ accepted: false, reason: "unknown model", ended: "refused", events: [] });
     expect(await host.shutdown()).toBe(0);
     expect(host.violations).toEqual([]);
@@ -50,12 +50,12 @@ describe("examples/local-model-provider (process level, API 0.3, strict test hos
     host = await TestHost.start(DIR, { env: { LOCAL_MODEL_DELAY_MS: "200" } });
     await host.initialize();
     const prompt = Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ");
-    const run = host.providerStream({ provider_id: "local", model_id: "local-echo", request: request(prompt), stream_id: "s-cancel" });
+    const run = host.providers.stream({ provider_id: "local", model_id: "local-echo", request: request(prompt), stream_id: "s-cancel" });
     await host.waitForFrame((f) => f.method === "provider/event" && (f.params as any).sequence === 3);
     const started = host.extensionFrames().find((f) => f.method === "provider/event" && (f.params as any).kind === "started")!;
     const pid = Number(String((started.params as any).payload.response_id).replace("local-", ""));
     expect(alive(pid)).toBe(true);
-    host.cancelProviderStream("s-cancel", "user");
+    host.providers.cancel("s-cancel", "user");
     const outcome = await run;
     expect(outcome.ended).toBe("cancelled");
     const deadline = performance.now() + 3_000;
@@ -72,7 +72,7 @@ describe("examples/local-model-provider (process level, API 0.3, strict test hos
   test("every frame the extension wrote re-encodes byte for byte (the host's independent canonical check)", async () => {
     host = await TestHost.start(DIR);
     await host.initialize();
-    await host.providerStream({ provider_id: "local", model_id: "local-echo", request: request("é ü 😀") });
+    await host.providers.stream({ provider_id: "local", model_id: "local-echo", request: request("é ü 😀") });
     expect(await host.shutdown()).toBe(0);
     const sorted = (v: unknown): unknown =>
       Array.isArray(v) ? v.map(sorted) : v && typeof v === "object" ? Object.fromEntries(Object.keys(v).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))).map((k) => [k, sorted((v as any)[k])])) : v;

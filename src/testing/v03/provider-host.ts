@@ -172,6 +172,16 @@ export interface ProviderStreamOutcome {
   ended: "finished" | "error" | "cancelled" | "refused" | undefined;
 }
 
+/** `TestHost.providers`. */
+export interface ProviderTestCalls {
+  /** `provider/stream`: the acceptance, then every `provider/event` until `finished`/`error` or {@link ProviderTestCalls.cancel}. */
+  stream(params: { provider_id: string; model_id: string; request: JsonRecord; stream_id?: string }, options?: { timeoutMs?: number }): Promise<ProviderStreamOutcome>;
+  /** `provider/cancel`: from now on any event for `streamId` is a violation. */
+  cancel(streamId: string, reason?: string): void;
+  /** What `providers/register|update|unregister` left in the host's catalog, and whether `providers/complete` came. */
+  readonly catalog: { revision: number; providers: ReadonlyMap<string, string[]>; completed: boolean };
+}
+
 let streams = 0;
 
 /**
