@@ -43,6 +43,6 @@ export type { BusEvent, BusEventHandler, BusField, BusLifecycleHandler, BusLifec
 export type { MigrationAdapter, MigrationDetection, MigrationDiagnostic, MigrationImport, MigrationMcpServer, MigrationModel, MigrationSkill } from "./runtime/v03/migration.ts";
 export type { SessionLifecycle } from "./runtime/v03/sessions.ts";
 export type { ToolResult03, ToolReturn03 } from "./runtime/v03/tool-return.ts";
-export type { Disposition, SessionBinding, SessionEndPayload, SessionHookHandler, SessionHookPayloads, SessionHookReturn, SessionStartPayload } from "./runtime/v03/types.ts";
+export type { Disposition, SessionBinding, SessionEndPayload, SessionHookHandler, SessionHookPayloads, SessionHookReturn, SessionStartPayload } from "./runtime/v03/canonical-types.ts";
 
 export type { ProviderAuth, ProviderAuthorizationResult, ProviderCalls, ProviderCatalogResult, ProviderDeclaration, ProviderEvent, ProviderEventKind, ProviderHandlers, ProviderModel, ProviderStreamContext, ProviderStreamHandler, ProviderStreamRequest, StopReason } from "./runtime/v03/provider-types.ts";

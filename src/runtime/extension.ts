@@ -35,9 +35,9 @@ import type {
   ToolHandler,
 } from "./types.ts";
 import { CanonicalExtension, speaksCanonicalApi } from "./v03/canonical-extension.ts";
-import { apiRefusal } from "./v03/refusals.ts";
-import type { SessionHookName } from "./v03/protocol.ts";
-import type { SessionHookHandler } from "./v03/types.ts";
+import { apiRefusal } from "./v03/canonical-refusals.ts";
+import type { SessionHookName } from "./v03/canonical-protocol.ts";
+import type { SessionHookHandler } from "./v03/canonical-types.ts";
 import type { EventBus } from "./v03/bus.ts";
 import type { MigrationAdapter } from "./v03/migration.ts";
 import type { SessionLifecycle } from "./v03/sessions.ts";

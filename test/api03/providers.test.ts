@@ -7,10 +7,10 @@
 import { describe, expect, test } from "bun:test";
 import { Extension } from "../../src/runtime/extension.ts";
 import { Logger } from "../../src/log.ts";
-import { CanonicalConnection } from "../../src/runtime/v03/connection.ts";
+import { CanonicalConnection } from "../../src/runtime/v03/canonical-connection.ts";
 import type { ProviderDeclaration, ProviderHandlers } from "../../src/runtime/v03/provider-types.ts";
 import { CanonicalProviders } from "../../src/runtime/v03/providers.ts";
-import { CanonicalRegistry } from "../../src/runtime/v03/registry.ts";
+import { CanonicalRegistry } from "../../src/runtime/v03/canonical-registry.ts";
 import { FrameWriter } from "../../src/wire/frame-writer.ts";
 import { canon, defaultOffer } from "./raw.ts";
 

@@ -8,8 +8,8 @@
 import { describe, expect, test } from "bun:test";
 import { RpcError } from "../../src/errors.ts";
 import { Logger } from "../../src/log.ts";
-import { CanonicalConnection } from "../../src/runtime/v03/connection.ts";
-import { CanonicalRegistry, type HostLink } from "../../src/runtime/v03/registry.ts";
+import { CanonicalConnection } from "../../src/runtime/v03/canonical-connection.ts";
+import { CanonicalRegistry, type HostLink } from "../../src/runtime/v03/canonical-registry.ts";
 import { FrameWriter } from "../../src/wire/frame-writer.ts";
 
 const canon = (v: unknown): string => {

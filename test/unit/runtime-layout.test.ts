@@ -42,9 +42,10 @@ describe("runtime layout (issue 26)", () => {
     expect(shims.map((p) => p.slice(SRC.length))).toEqual([]);
   });
 
-  test("file names are distinct inside the runtime", () => {
-    const names = runtimeFiles().map((p) => basename(p));
-    expect(names.filter((name, i) => names.indexOf(name) !== i)).toEqual([]);
+  test("file names are distinct in the whole src/ tree, API 0.3's v03/ and the test host included (index.ts entry points aside)", () => {
+    const paths = files(SRC).filter((p) => basename(p) !== "index.ts");
+    const names = paths.map((p) => basename(p));
+    expect(paths.filter((p) => names.filter((name) => name === basename(p)).length > 1).map((p) => p.slice(SRC.length)).sort()).toEqual([]);
   });
 
   test("each wire-level refusal text is written once, in src/protocol.ts", () => {
@@ -55,7 +56,7 @@ describe("runtime layout (issue 26)", () => {
   });
 
   test("the legacy wire's limits and feature needs exist once: RESOURCE_LIMITS, FEATURE_NEEDS and the frame limit are not restated", () => {
-    // API 0.3's canonical wire has its own facts (src/runtime/v03/protocol.ts, canonical-*.ts).
+    // API 0.3's canonical wire has its own facts (src/runtime/v03/canonical-*.ts).
     const legacy = [...files(SRC, ["v03"]), ...files(new URL("../../codegen/", import.meta.url).pathname)].filter((path) => !basename(path).startsWith("canonical-"));
     const restating = legacy.filter((path) => /max_records:\s*256|=\s*1_?048_?576\b|approvals:\s*"policy_intents"/.test(readFileSync(path, "utf8")));
     expect(restating.map((p) => p.slice(SRC.length))).toEqual(["protocol.ts"]);

@@ -1,5 +1,5 @@
 import { encodeCanonical } from "../../wire/canonical-frame.ts";
-import { WireError } from "./errors.ts";
+import { WireError } from "./canonical-errors.ts";
 
 /** Bounds of the event bus (octet `API-0.4-REFERENCE.md` § Bounds, `max_bus_*`). */
 export const BUS_BOUNDS = {

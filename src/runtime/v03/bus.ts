@@ -1,8 +1,8 @@
 import type { Logger } from "../../log.ts";
 import { errorText } from "../../errors.ts";
 import { type BusField, type BusFieldSpec, BUS_BOUNDS, checkIdentifier, checkPayload, checkTopic, fieldSpecs } from "./bus-rules.ts";
-import { WireError } from "./errors.ts";
-import type { CanonicalService, HostLink } from "./registry.ts";
+import { WireError } from "./canonical-errors.ts";
+import type { CanonicalService, HostLink } from "./canonical-registry.ts";
 
 export type { BusField } from "./bus-rules.ts";
 

@@ -1,5 +1,5 @@
-import { type ErrorObject, WireError } from "./errors.ts";
-import { BOUNDS, ERRORS, errorKindOf, METHODS } from "./protocol.ts";
+import { type ErrorObject, WireError } from "./canonical-errors.ts";
+import { BOUNDS, ERRORS, errorKindOf, METHODS } from "./canonical-protocol.ts";
 import { checkModel, isRpcId } from "./validate.ts";
 
 /** A received API 0.3 frame, by the envelope it is. */

@@ -1,7 +1,7 @@
 import type { CancellationToken } from "../cancellation.ts";
 import type { Host } from "../host-handle.ts";
 import type { ExecutionContext, HandlerContext } from "../types.ts";
-import { apiRefusal } from "./refusals.ts";
+import { apiRefusal } from "./canonical-refusals.ts";
 
 /** The second argument of an API 0.3 handler; `signal` is created only when read. */
 export class CanonicalHandlerContext implements HandlerContext {

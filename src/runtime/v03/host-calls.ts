@@ -1,8 +1,8 @@
 import { RpcError } from "../../errors.ts";
-import type { ErrorObject } from "./errors.ts";
-import { WireError } from "./errors.ts";
+import type { ErrorObject } from "./canonical-errors.ts";
+import { WireError } from "./canonical-errors.ts";
 import { METHOD_MODELS } from "./models.ts";
-import { METHODS } from "./protocol.ts";
+import { METHODS } from "./canonical-protocol.ts";
 import { checkModel } from "./validate.ts";
 
 interface Pending {

@@ -1,6 +1,6 @@
 import type { HandlerContext } from "../types.ts";
-import { WireError } from "./errors.ts";
-import type { CanonicalService } from "./registry.ts";
+import { WireError } from "./canonical-errors.ts";
+import type { CanonicalService } from "./canonical-registry.ts";
 import { checkModel } from "./validate.ts";
 
 /** `MigrationDiagnostic`: a finding about one source path (reason ≤ 4,096 bytes). */

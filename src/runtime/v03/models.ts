@@ -5,7 +5,7 @@
  * required or optional, nullable or not, with its bounds. docs/api-0.3.md says
  * why this table is written rather than generated. Validation: `validate.ts`.
  */
-import type { Bound } from "./protocol.ts";
+import type { Bound } from "./canonical-protocol.ts";
 
 /** `string`, `integer` (0..2^53−1), `signed_integer`, `boolean`, `json`, `rpc_id`, `disposition`, a model name, or any of them + `[]`. */
 export type FieldType = string;

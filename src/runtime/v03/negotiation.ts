@@ -1,5 +1,5 @@
 import { compareCodePoints } from "../../wire/canonical-frame.ts";
-import { WireError } from "./errors.ts";
+import { WireError } from "./canonical-errors.ts";
 import {
   API_VERSION_03,
   BOUNDS,
@@ -12,8 +12,8 @@ import {
   REQUIRED_METHODS,
   SCHEMA_ID,
   SESSION_HOOKS,
-} from "./protocol.ts";
-import type { ContractOffer, ContractSelection, InitializeRequest03, ProtocolLimits, ToolDefinition03 } from "./types.ts";
+} from "./canonical-protocol.ts";
+import type { ContractOffer, ContractSelection, InitializeRequest03, ProtocolLimits, ToolDefinition03 } from "./canonical-types.ts";
 import { checkModel } from "./validate.ts";
 
 /** What one group of optional methods needs selected: everything offered, or none of it. */

@@ -2,7 +2,7 @@ import { errorText } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import { CanonicalValueError, encodeCanonical } from "../../wire/canonical-frame.ts";
 import { STREAM_EVENT_KINDS } from "./models.ts";
-import { BOUNDS } from "./protocol.ts";
+import { BOUNDS } from "./canonical-protocol.ts";
 import type { ProviderEvent, ProviderStreamHandler, ProviderStreamRequest } from "./provider-types.ts";
 
 const TERMINAL = new Set(["finished", "error"]);

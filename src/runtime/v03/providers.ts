@@ -1,7 +1,7 @@
 import { errorText } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
-import { WireError } from "./errors.ts";
-import { BOUNDS } from "./protocol.ts";
+import { WireError } from "./canonical-errors.ts";
+import { BOUNDS } from "./canonical-protocol.ts";
 import { ProviderStream } from "./provider-stream.ts";
 import type {
   ProviderAuthorizationResult,
@@ -11,7 +11,7 @@ import type {
   ProviderHandlers,
   ProviderStreamRequest,
 } from "./provider-types.ts";
-import type { CanonicalService, HostLink } from "./registry.ts";
+import type { CanonicalService, HostLink } from "./canonical-registry.ts";
 import { checkModel } from "./validate.ts";
 
 const CATALOG = { capabilities: ["provider_catalog"], methods: ["providers/register", "providers/complete"] };

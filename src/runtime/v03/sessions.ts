@@ -1,5 +1,5 @@
-import { WireError } from "./errors.ts";
-import type { CanonicalService, HostLink } from "./registry.ts";
+import { WireError } from "./canonical-errors.ts";
+import type { CanonicalService, HostLink } from "./canonical-registry.ts";
 
 const METHODS = ["session/create", "session/fork", "session/reload", "session/switch"] as const;
 

@@ -1,5 +1,5 @@
-import { WireError } from "./errors.ts";
-import { BOUNDS } from "./protocol.ts";
+import { WireError } from "./canonical-errors.ts";
+import { BOUNDS } from "./canonical-protocol.ts";
 
 /** An API 0.3 tool result as written: content parts, `is_error`, `metadata` (required, nullable), optional `structured_content`. */
 export interface ToolCallResult03 {

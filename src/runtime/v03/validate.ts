@@ -1,6 +1,6 @@
-import { WireError } from "./errors.ts";
+import { WireError } from "./canonical-errors.ts";
 import { type FieldSpec, MODELS } from "./models.ts";
-import { BOUNDS, DISPOSITIONS } from "./protocol.ts";
+import { BOUNDS, DISPOSITIONS } from "./canonical-protocol.ts";
 
 /**
  * Check `value` against model `name` of `models.ts`, as octet's generated

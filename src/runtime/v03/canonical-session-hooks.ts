@@ -1,8 +1,8 @@
 import type { HandlerContext } from "../types.ts";
-import { WireError } from "./errors.ts";
-import { SESSION_HOOKS, type SessionHookName } from "./protocol.ts";
-import type { CanonicalService } from "./registry.ts";
-import type { Disposition, SessionHookHandler } from "./types.ts";
+import { WireError } from "./canonical-errors.ts";
+import { SESSION_HOOKS, type SessionHookName } from "./canonical-protocol.ts";
+import type { CanonicalService } from "./canonical-registry.ts";
+import type { Disposition, SessionHookHandler } from "./canonical-types.ts";
 import { checkModel } from "./validate.ts";
 
 /**

@@ -1,6 +1,6 @@
 /** TypeScript shapes of the API 0.3 models the runtime reads and writes (`models.ts` holds their rules). */
 import type { HandlerContext } from "../types.ts";
-import type { SessionHookName } from "./protocol.ts";
+import type { SessionHookName } from "./canonical-protocol.ts";
 
 /** `ProtocolLimits`. */
 export interface ProtocolLimits {

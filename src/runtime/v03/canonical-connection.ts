@@ -13,14 +13,14 @@ import type { Endpoint } from "../serve.ts";
 import { SHUTDOWN_HANDLER_MS, within } from "../shutdown-budget.ts";
 import type { ExecutionContext } from "../types.ts";
 import { EnvelopeError, type Envelope, parseEnvelope } from "./envelope.ts";
-import { type ErrorObject, errorObject, failureObject, WireError } from "./errors.ts";
+import { type ErrorObject, errorObject, failureObject, WireError } from "./canonical-errors.ts";
 import { CanonicalHandlerContext } from "./handler-context.ts";
 import { HostCalls } from "./host-calls.ts";
 import { METHOD_MODELS } from "./models.ts";
 import { type Negotiated, negotiate03, type ServiceSelection } from "./negotiation.ts";
-import { METHODS } from "./protocol.ts";
-import type { CanonicalRegistry, CanonicalService, HostLink, ToolEntry03 } from "./registry.ts";
-import { sessionHookService } from "./session-hooks.ts";
+import { METHODS } from "./canonical-protocol.ts";
+import type { CanonicalRegistry, CanonicalService, HostLink, ToolEntry03 } from "./canonical-registry.ts";
+import { sessionHookService } from "./canonical-session-hooks.ts";
 import { toolResult03 } from "./tool-result.ts";
 import { checkModel } from "./validate.ts";
 

@@ -3,9 +3,9 @@ import type { ArgumentValidator } from "../arguments.ts";
 import type { ToolRegistration } from "../registry.ts";
 import type { HandlerContext, ShutdownHandler, ToolHandler } from "../types.ts";
 import type { ServiceSelection } from "./negotiation.ts";
-import { BOUNDS, SESSION_HOOKS, type SessionHookName } from "./protocol.ts";
-import { apiRefusal } from "./refusals.ts";
-import type { SessionHookHandler, ToolDefinition03 } from "./types.ts";
+import { BOUNDS, SESSION_HOOKS, type SessionHookName } from "./canonical-protocol.ts";
+import { apiRefusal } from "./canonical-refusals.ts";
+import type { SessionHookHandler, ToolDefinition03 } from "./canonical-types.ts";
 
 /** A registered API 0.3 tool. */
 export interface ToolEntry03 {

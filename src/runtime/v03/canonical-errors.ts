@@ -1,5 +1,5 @@
 import { RpcError } from "../../errors.ts";
-import { ERRORS, type ErrorKind, errorKindOf } from "./protocol.ts";
+import { ERRORS, type ErrorKind, errorKindOf } from "./canonical-protocol.ts";
 
 /** An API 0.3 error object: always a pair of the error table, detail only in `data`. */
 export interface ErrorObject {
