@@ -27,7 +27,8 @@ export function renderHostManifest(m: AuthorManifest, entrypoint = m.entrypoint 
   if (capLines.length > 0) out.push("", "[capabilities]", ...capLines);
   const c = m.contributes;
   const contributes: string[] = [];
-  if (m.tools.length > 0) contributes.push(`tools = ${strings(m.tools.map((t) => t.name))}`);
+  // API 0.3 hands [contributes] to the extension as initialize.contributes, whose tools list the runtime holds to its own: always write it there.
+  if (m.tools.length > 0 || m.apiVersion === "0.3") contributes.push(`tools = ${strings(m.tools.map((t) => t.name))}`);
   if (m.commands.length > 0) contributes.push(`commands = ${strings(m.commands.map((t) => t.name))}`);
   for (const key of ["hooks", "ui"]) if (Array.isArray(c[key]) && (c[key] as unknown[]).length > 0) contributes.push(`${key} = ${strings(c[key] as string[])}`);
   if (c.context !== undefined) contributes.push(`context = ${value(c.context)}`);

@@ -8,6 +8,7 @@
 import { isObject, type JsonRecord } from "octet-extension/validation";
 import { MAX_CONCURRENT_REQUESTS } from "octet-extension/protocol";
 import type { HostManifest } from "octet-extension/testing";
+import { CONTRIBUTES } from "./manifest-host-tables.ts";
 import { tomlCannotHold } from "./toml-text.ts";
 
 /** The extension to import: its `extension.toml` as written and as octet checks it, and its initialize reply. */
@@ -39,7 +40,6 @@ export interface Mapping {
 /** The command gen's `extension.toml` names: the kit's own wrapper. */
 export const KIT_ENTRYPOINT = "extension";
 const TOOL_KEYS = ["name", "description", "parameters", "output_schema"];
-const CONTRIBUTES = ["hooks", "ui", "context", "tool_renderers", "notifications", "confirmations", "presentation", "menu"];
 
 const json = (value: unknown) => JSON.stringify(value, (_, v) => (typeof v === "bigint" ? Number(v) : v));
 
@@ -100,7 +100,7 @@ export function mapExtension(source: ImportSource, keep: { source?: JsonRecord }
   if (host.contributes.shortcuts.length > 0) {
     manifest.shortcuts = Object.fromEntries(host.contributes.shortcuts.map(({ name, key, description }) => [name, { key, description }]));
   }
-  const contributes = contributesTable(raw.contributes, notMapped);
+  const contributes = contributesTable(raw.contributes, raw.api_version, notMapped);
   if (Object.keys(contributes).length > 0) manifest.contributes = contributes;
   const runtime = presentKeys(raw.runtime);
   if (Object.keys(runtime).length > 0) manifest.runtime = runtime;
@@ -125,11 +125,15 @@ function entrypointTable(entry: JsonRecord, notMapped: string[]): JsonRecord | u
 }
 
 /** `[contributes]` minus what manifest.toml derives (tools, commands, flags, shortcuts). */
-function contributesTable(value: unknown, notMapped: string[]): JsonRecord {
+function contributesTable(value: unknown, apiVersion: unknown, notMapped: string[]): JsonRecord {
   const table = presentKeys(value);
   const contributes: JsonRecord = {};
   for (const key of CONTRIBUTES) if (table[key] !== undefined) contributes[key] = table[key];
-  if (table.providers === true) notMapped.push("not mapped: contributes.providers: provider catalogs are API 0.3/0.4 and manifest.toml has no key for them");
+  // manifest.toml takes providers on API 0.3 only (models are provided on the canonical wire).
+  if (table.providers !== undefined && apiVersion !== "0.3") {
+    delete contributes.providers;
+    if (table.providers === true) notMapped.push(`not mapped: contributes.providers: manifest.toml declares model providers on API 0.3 only (this extension is API ${String(apiVersion)})`);
+  }
   return contributes;
 }
 

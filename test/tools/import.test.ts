@@ -71,11 +71,11 @@ async function initializeReply(dir: string): Promise<Obj> {
   }
 }
 
-/** The tools and commands of the reply as the SDK defines them (`parameters` defaults to an object schema). */
+/** The tools and commands of the reply as the SDK defines them (`parameters` defaults to an object schema; an API 0.3 reply has no commands). */
 function replyDeclarations(reply: Obj): Obj {
   return {
     tools: byName((reply.tools as Obj[]).map((t) => ({ name: t.name, description: t.description, parameters: t.parameters ?? { type: "object" }, output_schema: t.output_schema }))),
-    commands: byName((reply.commands as Obj[]).map((c) => ({ name: c.name, description: c.description, usage: c.usage ?? undefined }))),
+    commands: byName(((reply.commands as Obj[] | undefined) ?? []).map((c) => ({ name: c.name, description: c.description, usage: c.usage ?? undefined }))),
   };
 }
 
