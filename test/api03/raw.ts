@@ -56,13 +56,20 @@ export class RawExtension {
     this.exited = this.proc.exited;
   }
 
-  /** Write `frame` (canonical text of a value, or raw text/bytes) followed by one LF unless `lf` is false. */
+  /**
+   * Write `frame` (canonical text of a value, or raw text/bytes) followed by one LF unless `lf` is false.
+   * A process that already ended the stream may have closed stdin: what the host writes after that is lost (EPIPE), as in octet.
+   */
   send(frame: unknown, options: { lf?: boolean } = {}): void {
     const body = typeof frame === "string" || frame instanceof Uint8Array ? frame : canon(frame);
     const stdin = this.proc.stdin as import("bun").FileSink;
-    stdin.write(body);
-    if (options.lf !== false) stdin.write("\n");
-    stdin.flush();
+    try {
+      stdin.write(body);
+      if (options.lf !== false) stdin.write("\n");
+      stdin.flush();
+    } catch (error) {
+      if ((error as { code?: string }).code !== "EPIPE") throw error;
+    }
   }
 
   request(id: number | string, method: string, params: unknown): void {
