@@ -37,7 +37,7 @@ const key = (name: string) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : 
 export function kindSlotText(m: AuthorManifest): KindSlotText {
   const k = declaredKinds(m);
   const out: KindSlotText = { imports: [], interfaces: [], members: [], register: [], helpers: [] };
-  if (m.apiVersion === "0.3") return sessionHookSlots(k.hooks, out);
+  if (m.apiVersion === "0.3") return v03Slots(m, sessionHookSlots(k.hooks, out));
   if (k.hooks.length > 0) {
     out.imports.push("HookSlot");
     out.interfaces.push("/** One handler per declared hook (`contributes.hooks`): the payload octet sends in, the hook's answer out (docs/kinds.md). */", "export interface HookHandlers {");
@@ -94,5 +94,31 @@ function sessionHookSlots(hooks: string[], out: KindSlotText): KindSlotText {
   out.interfaces.push("}", "");
   out.members.push("  hooks: HookHandlers;");
   out.register.push(`  for (const hook of ${JSON.stringify(hooks)} as const) ext.hook(hook, own(handlers.hooks, hook, "hook"));`);
+  return out;
+}
+
+/** API 0.3: the model provider (`contributes.providers = true`) and the migration adapter (`[migration] adapter = true`). */
+function v03Slots(m: AuthorManifest, out: KindSlotText): KindSlotText {
+  if (m.contributes.providers === true) {
+    out.imports.push("ProviderDeclaration", "ProviderHandlers", "ProviderStreamHandler");
+    out.interfaces.push(
+      "/** The model provider (`contributes.providers = true`): the declaration sent in providers/register and its handlers (docs/api-0.3.md \"Providers\"). */",
+      "export interface ProviderSlot {",
+      "  declaration: ProviderDeclaration;",
+      "  handlers: ProviderHandlers & {",
+      "    /** Serves provider/stream: yields the events of one stream in order; the runtime numbers and sends them. */",
+      "    stream: ProviderStreamHandler;",
+      "  };",
+      "}",
+      "",
+    );
+    out.members.push("  providers: ProviderSlot;");
+    out.register.push("  ext.provider(handlers.providers.declaration, handlers.providers.handlers);");
+  }
+  if (m.migrationAdapter === true) {
+    out.imports.push("MigrationAdapter");
+    out.members.push("  /** The migration adapter (`[migration] adapter = true`): detect and import another agent's configuration. */", "  migration: MigrationAdapter;");
+    out.register.push("  ext.migration(handlers.migration);");
+  }
   return out;
 }

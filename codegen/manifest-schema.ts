@@ -35,7 +35,7 @@ import type { JsonRecord } from "octet-extension/validation";
 import { FLAG_KEYS, SHORTCUT_KEYS } from "./manifest-bindings.ts";
 import { COMMAND_KEYS, TOOL_KEYS } from "./manifest-declarations.ts";
 import { BOOLEAN_CONTRIBUTES, CONTRIBUTES, ENTRYPOINT_KEYS } from "./manifest-host-tables.ts";
-import { REFUSED_CONTRIBUTES_03, SESSION_HOOKS } from "./manifest-v03.ts";
+import { MIGRATION_KEYS, REFUSED_CONTRIBUTES_03, SESSION_HOOKS } from "./manifest-v03.ts";
 import { SEMVER_REQ, SOURCE_KEYS, TOP } from "./manifest.ts";
 import { ISOLATED_LIFECYCLES, LIFECYCLES, RUNTIME_KEYS, SHARINGS, WORKSPACE_LIFECYCLES } from "./runtime-table.ts";
 
@@ -179,13 +179,16 @@ const properties: Record<string, Schema> = {
     file: sourcePath("The handlers' source, a .ts file inside the project (not .gen.ts or .d.ts).", "\\.ts$", ["\\.(?:gen|d)\\.ts$"]),
     generated: sourcePath("The generated module, ending in .gen.ts (the validators go beside it as .validators.gen.ts).", "[^/]\\.gen\\.ts$", ["\\.validators\\.gen\\.ts$"]),
   }),
+  migration: closed("[migration]", "API 0.3 only, author-side (not written to extension.toml): the extension serves a migration adapter.", MIGRATION_KEYS, {
+    adapter: boolean("Handlers get a typed migration slot (detect, import) served as migration/detect and migration/import (migration.adapter.v1)."),
+  }),
 };
 
 /** What a version refuses: hooks of later versions on each, and on 0.1 every API 0.2 key. */
 function apiRules(): Schema[] {
   const rules = API_VERSIONS.flatMap((api) => {
     const allowed = HOOKS.filter((hook) => apiAtLeast(api, hookApi(hook)!));
-    return [whenApi(api, { contributes: within({ hooks: { type: "array", items: { enum: allowed } }, providers: refused("contributes.providers requires api_version 0.3") }) })];
+    return [whenApi(api, { contributes: within({ hooks: { type: "array", items: { enum: allowed } }, providers: refused("contributes.providers requires api_version 0.3") }), migration: refused("[migration] requires api_version 0.3") })];
   });
   rules.push(
     whenApi("0.3", {

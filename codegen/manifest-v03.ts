@@ -26,3 +26,17 @@ export function checkApi03(raw: JsonRecord, fail: ManifestFail): void {
   const missing = SESSION_HOOKS.filter((hook) => !hooks.includes(hook));
   if (missing.length === 1) fail("contributes.hooks", "API 0.3 session hooks are declared as a pair (both or neither)", `add ${missing[0]}`);
 }
+
+/** The keys of `[migration]` (author-side only: octet's manifest has no key for it, so it never reaches extension.toml). */
+export const MIGRATION_KEYS = ["adapter"];
+
+/** `[migration] adapter = true`: the extension serves a migration adapter (`migration.adapter.v1`, API 0.3 only). */
+export function checkMigration(value: unknown, api: string, fail: ManifestFail): boolean {
+  if (value === undefined) return false;
+  if (api !== "0.3") fail("migration", "requires api_version 0.3 (migration adapters are served on the canonical wire only)", 'remove [migration] or set api_version = "0.3"');
+  if (!isObject(value)) return fail("migration", "must be a table", "write [migration] with adapter = true");
+  const extra = Object.keys(value).find((key) => !MIGRATION_KEYS.includes(key));
+  if (extra !== undefined) fail(`migration.${extra}`, "unknown key", `allowed: ${MIGRATION_KEYS.join(", ")}`);
+  if (value.adapter !== undefined && typeof value.adapter !== "boolean") fail("migration.adapter", "must be true or false", "use a boolean");
+  return value.adapter === true;
+}

@@ -13,7 +13,7 @@ import { AuthorManifestError, type ManifestFail } from "./errors.ts";
 import { checkFlags, checkShortcuts, type FlagSpec, type ShortcutSpec } from "./manifest-bindings.ts";
 import { checkCommands, checkTools, type CommandSpec, type ToolSpec } from "./manifest-declarations.ts";
 import { checkCapabilities, checkContributes, checkEntrypoint, checkMenu, type Entrypoint } from "./manifest-host-tables.ts";
-import { checkApi03 } from "./manifest-v03.ts";
+import { checkApi03, checkMigration } from "./manifest-v03.ts";
 import { sourcePaths, type SourcePaths } from "./paths.ts";
 import { runtimeTable } from "./runtime-table.ts";
 import { parseToml } from "./toml.ts";
@@ -44,6 +44,8 @@ export interface AuthorManifest {
   flags: FlagSpec[];
   /** `[shortcuts.*]`: key bindings (API 0.2/0.4), in file order. */
   shortcuts: ShortcutSpec[];
+  /** `[migration] adapter = true` (API 0.3; author-side only, not in extension.toml). */
+  migrationAdapter?: boolean;
   /** The author's source file (`[source].file`, default `src/extension.ts`). */
   sourceFile: string;
   /** The generated module (`[source].generated`, default beside the source as `<name>.gen.ts`). */
@@ -66,7 +68,7 @@ export const SEMVER_REQ = /^\s*(?:[=^~<>]=?|)\s*v?\d+(?:\.\d+){0,2}(?:-[0-9A-Za-
 /** The keys of `[source]`. */
 export const SOURCE_KEYS = ["file", "generated"];
 /** The top-level keys of manifest.toml. */
-export const TOP = ["name", "version", "api_version", "requires_octet", "description", "entrypoint", "capabilities", "contributes", "runtime", "tools", "commands", "flags", "shortcuts", "source"];
+export const TOP = ["name", "version", "api_version", "requires_octet", "description", "entrypoint", "capabilities", "contributes", "runtime", "tools", "commands", "flags", "shortcuts", "source", "migration"];
 
 /** Read and check `manifest.toml` (path to the file or its directory). */
 export function loadAuthorManifest(path: string): AuthorManifest {
@@ -90,6 +92,7 @@ export function loadAuthorManifest(path: string): AuthorManifest {
   const shortcuts = checkShortcuts(raw.shortcuts, api, fail);
   const { sourceFile, generatedFile, validatorsFile } = checkSource(raw.source, dir, fail);
   const runtime = runtimeTable(raw.runtime, api, fail);
+  const migrationAdapter = checkMigration(raw.migration, api, fail);
 
   const manifest: AuthorManifest = {
     path: file,
@@ -111,6 +114,7 @@ export function loadAuthorManifest(path: string): AuthorManifest {
   if (identity.description !== undefined) manifest.description = identity.description;
   if (entrypoint) manifest.entrypoint = entrypoint;
   if (runtime) manifest.runtime = runtime;
+  if (migrationAdapter) manifest.migrationAdapter = true;
   return manifest;
 }
 

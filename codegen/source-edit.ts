@@ -39,7 +39,7 @@ export function updateSource(m: AuthorManifest, text: string): SourceUpdate {
       const present = handlers.getProperty(slot.single) !== undefined;
       if (slot.declared && !present) {
         added.push(slot.single);
-        missingSections.push(singleStubText(slot.single, ""));
+        missingSections.push(singleStubText(slot.single, "", m.name));
       }
       if (!slot.declared && present) orphans.push(slot.single);
       continue;

@@ -41,7 +41,7 @@ export function freshSource(m: AuthorManifest): SourceUpdate {
     if ("single" in slot) {
       if (!slot.declared) continue;
       added.push(slot.single);
-      lines.push(singleStubText(slot.single, "  ").slice(0, -1));
+      lines.push(singleStubText(slot.single, "  ", m.name).slice(0, -1));
       continue;
     }
     const { section, names } = slot;
@@ -81,14 +81,14 @@ export const RESULT_TYPE = "ToolReturn";
 /** The type each slot's stubs name as their return type, as the stub annotates it. */
 const STUB_TYPES: Record<string, string> = { tools: RESULT_TYPE, hooks: "HookResult", ui: "StatusItem", context: "ContextEntry", tool_renderers: "RenderResult" };
 /** API 0.3's: its tool result (no null, no diagnostics) and the session hooks' answer (docs/api-0.3.md). */
-const STUB_TYPES_03: Record<string, string> = { tools: "ToolReturn03", hooks: "SessionHookReturn" };
+const STUB_TYPES_03: Record<string, string | string[]> = { tools: "ToolReturn03", hooks: "SessionHookReturn", migration: ["MigrationDetection", "MigrationImport"] };
 
 /** The types the stubs in `added` name, to import from octet-extension, in order of first use. */
 export function stubTypeNames(added: string[], api?: string): string[] {
   const names: string[] = [];
   for (const stub of added) {
-    const name = (api === "0.3" ? STUB_TYPES_03 : STUB_TYPES)[stub.split(".")[0]!];
-    if (name !== undefined && !names.includes(name)) names.push(name);
+    const wanted = (api === "0.3" ? STUB_TYPES_03 : STUB_TYPES)[stub.split(".")[0]!] ?? [];
+    for (const name of typeof wanted === "string" ? [wanted] : wanted) if (!names.includes(name)) names.push(name);
   }
   return names;
 }
@@ -102,14 +102,20 @@ function propertyKey(name: string): string {
 /** Slots holding one handler per name. */
 export type Section = "tools" | "commands" | "shortcuts" | "hooks" | "ui" | "tool_renderers";
 /** Slots holding one handler. */
-export type Single = "menu" | "context";
+export type Single = "menu" | "context" | "providers" | "migration";
 export type Slot = { section: Section; names: string[] } | { single: Single; declared: boolean };
 
 /** Every handler slot with what the manifest declares in it, in the order gen writes them (docs/kinds.md). */
 export function declaredSlots(m: AuthorManifest): Slot[] {
   const kinds = declaredKinds(m);
-  // API 0.3 has tools and the session hook pair only (providers and adapters are registered in code).
-  if (m.apiVersion === "0.3") return [{ section: "tools", names: m.tools.map((t) => t.name) }, { section: "hooks", names: kinds.hooks }];
+  if (m.apiVersion === "0.3") {
+    return [
+      { section: "tools", names: m.tools.map((t) => t.name) },
+      { section: "hooks", names: kinds.hooks },
+      { single: "providers", declared: m.contributes.providers === true },
+      { single: "migration", declared: m.migrationAdapter === true },
+    ];
+  }
   return [
     { section: "tools", names: m.tools.map((t) => t.name) },
     { section: "commands", names: m.commands.map((c) => c.name) },
@@ -123,16 +129,63 @@ export function declaredSlots(m: AuthorManifest): Slot[] {
 }
 
 /** Each one-handler slot's stub: what its message calls it and its return annotation. */
-const SINGLE_STUB: Record<Single, [what: string, returns: string]> = {
+const SINGLE_STUB: Record<"menu" | "context", [what: string, returns: string]> = {
   menu: ["the menu", ""],
   context: ["the context provider", ": Promise<ContextEntry[]>"],
 };
 
-/** The stub of a one-handler slot, each line indented by `indent`, ending in ",\n". */
-export function singleStubText(single: Single, indent: string): string {
+/** The stub of a one-handler slot, each line indented by `indent`, ending in ",\n" (`name` names the provider stub's declaration). */
+export function singleStubText(single: Single, indent: string, name = "provider"): string {
+  if (single === "providers") return providerStub(name).map((line) => `${indent}${line}\n`).join("");
+  if (single === "migration") return MIGRATION_STUB.map((line) => `${indent}${line}\n`).join("");
   const [what, returns] = SINGLE_STUB[single];
   return `${indent}${single}: async (params, ctx)${returns} => {\n${indent}  throw new Error("${what} is not implemented yet");\n${indent}},\n`;
 }
+
+/** API 0.3's provider stub: one model and a working echo stream (the last message's text). */
+function providerStub(name: string): string[] {
+  const id = JSON.stringify(name);
+  return [
+    "providers: {",
+    "  declaration: {",
+    `    id: ${id},`,
+    `    label: ${id},`,
+    "    models: [",
+    "      {",
+    '        id: "echo",',
+    '        api_name: "echo",',
+    '        protocol: "openai_chat",',
+    "        context_window: 8192,",
+    "        max_output_tokens: 1024,",
+    "        capabilities: { tools: false, parallel_tool_calls: false, structured_output: false, reasoning: false },",
+    "      },",
+    "    ],",
+    "  },",
+    "  handlers: {",
+    "    stream: async function* (request, ctx) {",
+    "      const last = (request.request.messages as { content?: unknown }[] | undefined)?.at(-1)?.content;",
+    '      yield { kind: "started", payload: {} };',
+    '      yield { kind: "text_start", payload: { index: 0 } };',
+    '      yield { kind: "text_delta", payload: { index: 0, delta: typeof last === "string" ? last : "" } };',
+    '      yield { kind: "text_end", payload: { index: 0 } };',
+    '      yield { kind: "finished", payload: { stop_reason: "end_turn" } };',
+    "    },",
+    "  },",
+    "},",
+  ];
+}
+
+/** API 0.3's migration adapter stub: detects nothing, imports nothing. */
+const MIGRATION_STUB = [
+  "migration: {",
+  "  detect: async ({ sourceRoot }, ctx): Promise<MigrationDetection> => {",
+  "    return { detected: false };",
+  "  },",
+  "  import: async ({ sourceRoot, configPaths }, ctx): Promise<MigrationImport> => {",
+  "    return {};",
+  "  },",
+  "},",
+];
 
 /** Each section's stub: what its message calls a handler, its first parameter, its return annotation. */
 const SECTION_STUB: Record<Section, [what: string, first: string, returns: (name: string) => string]> = {
