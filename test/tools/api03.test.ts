@@ -1,12 +1,14 @@
 /**
  * The tools on an API 0.3 extension (issue 27 part B3): a project generated
  * by the real CLI (`gen` on api_version = "0.3"), then `call` (a tool, both
- * session hooks), `conformance` (the canonical wire's probes) and `inspect`,
- * each a process talking canonical frames to the extension.
+ * session hooks), `conformance` (the canonical wire's probes), `inspect` and
+ * `build` (the bundle under the test host), each a process talking canonical
+ * frames to the extension.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { TestHost } from "octet-extension/testing";
 import { project, removeProjects } from "../codegen/helpers.ts";
 
 const CLI = new URL("../../codegen/cli.ts", import.meta.url).pathname;
@@ -78,4 +80,23 @@ describe("the tools on API 0.3", () => {
     expect(run.out).toContain('← {"id":2,"jsonrpc":"2.0","result":{"terminal":"shutdown"}}');
     expect(run.out).toContain("extension exited with status 0");
   }, 60_000);
+
+  test("build: the standalone bundle answers a tool call and a session hook under the test host's 0.3 mode, without Bun on PATH", async () => {
+    const dir = notes();
+    const run = cli(dir, ["build", "--requires-octet", "=0.8.0"]);
+    expect(run.err).not.toContain("error");
+    expect(run.code).toBe(0);
+    expect(readFileSync(join(dir, "dist/notes/extension.toml"), "utf8")).toContain('api_version = "0.3"');
+    const host = await TestHost.start(join(dir, "dist/notes"), { env: { PATH: "/usr/bin:/bin", HOME: process.env.HOME }, addBunToPath: false });
+    try {
+      await host.initialize();
+      expect(await host.callTool("add_note", { text: "milk" })).toEqual({ content: [{ type: "text", text: "noted milk" }], is_error: false, metadata: { length: 4 } });
+      const binding = { session_id: "s1", extension_instance_id: "i1", process_generation: 1 };
+      expect(await host.runSessionHook("session_start", { binding })).toEqual({ disposition: { kind: "defer", reason: "bound s1" } });
+      expect(await host.shutdown()).toBe(0);
+      expect(host.violations).toEqual([]);
+    } finally {
+      host.kill();
+    }
+  }, 180_000);
 });
