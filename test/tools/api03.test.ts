@@ -6,7 +6,8 @@
  * frames to the extension.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TestHost } from "octet-extension/testing";
 import { project, removeProjects } from "../codegen/helpers.ts";
@@ -97,6 +98,28 @@ describe("the tools on API 0.3", () => {
       expect(host.violations).toEqual([]);
     } finally {
       host.kill();
+    }
+  }, 180_000);
+
+  test("dev --once: builds and installs the 0.3 extension into the extensions directory, where it answers under the test host's 0.3 mode", async () => {
+    const dir = notes();
+    const into = mkdtempSync(join(tmpdir(), "octet-dev-03-"));
+    try {
+      const run = cli(dir, ["dev", "--into", into, "--once"]);
+      expect(run.code).toBe(0);
+      expect(readdirSync(into)).toEqual(["notes"]);
+      expect(readFileSync(join(into, "notes/extension.toml"), "utf8")).toContain('api_version = "0.3"');
+      const host = await TestHost.start(join(into, "notes"));
+      try {
+        await host.initialize();
+        expect(await host.callTool("add_note", { text: "tea" })).toEqual({ content: [{ type: "text", text: "noted tea" }], is_error: false, metadata: { length: 3 } });
+        expect(await host.shutdown()).toBe(0);
+        expect(host.violations).toEqual([]);
+      } finally {
+        host.kill();
+      }
+    } finally {
+      rmSync(into, { recursive: true, force: true });
     }
   }, 180_000);
 });
