@@ -147,10 +147,7 @@ export async function renderGeneratedModule(m: AuthorManifest, onProgress?: (mes
   lines.push(
     "/** Register the handler of every kind declared in manifest.toml. */",
     "export function register(ext: Extension, handlers: Handlers): Extension {",
-    "  for (const definition of toolDefinitions) {",
-    "    const validate = validators[definition.name];",
-    "    ext.tool(definition, own(handlers.tools, definition.name, \"tool\"), validate ? { validate } : {});",
-    "  }",
+    ...REGISTER_TOOLS,
     "  for (const definition of commandDefinitions) ext.command(definition, own(handlers.commands, definition.name, \"command\"));",
     ...(shortcuts ? [`  for (const name of ${JSON.stringify(m.shortcuts.map((s) => s.name))} as const) ext.shortcut(name, own(handlers.shortcuts, name, "shortcut"));`] : []),
     ...(menu ? ["  ext.menu(handlers.menu);"] : []),
@@ -159,11 +156,7 @@ export async function renderGeneratedModule(m: AuthorManifest, onProgress?: (mes
     "}",
     "",
     ...kinds.helpers,
-    "function own(section: object, name: string, what: string): never {",
-    "  if (!Object.prototype.hasOwnProperty.call(section, name)) throw new Error(`${what} \\`${name}\\` is declared in manifest.toml but has no handler: run \\`bun run gen\\` and implement it`);",
-    "  return (section as Record<string, never>)[name]!;",
-    "}",
-    "",
+    ...OWN_HANDLER,
   );
   return lines.join("\n");
 }
@@ -179,20 +172,30 @@ function v03Module(m: AuthorManifest, lines: string[], kinds: ReturnType<typeof 
   lines.push(
     "/** Register the handler of every kind declared in manifest.toml (API 0.3). */",
     "export function register(ext: Extension, handlers: Handlers): Extension {",
-    "  for (const definition of toolDefinitions) {",
-    "    const validate = validators[definition.name];",
-    "    ext.tool(definition, own(handlers.tools, definition.name, \"tool\"), validate ? { validate } : {});",
-    "  }",
+    ...REGISTER_TOOLS,
     ...kinds.register,
     "  return ext;",
     "}",
     "",
     ...kinds.helpers,
-    "function own(section: object, name: string, what: string): never {",
-    "  if (!Object.prototype.hasOwnProperty.call(section, name)) throw new Error(`${what} \\`${name}\\` is declared in manifest.toml but has no handler: run \\`bun run gen\\` and implement it`);",
-    "  return (section as Record<string, never>)[name]!;",
-    "}",
-    "",
+    ...OWN_HANDLER,
   );
   return lines.join("\n");
 }
+
+/** The generated `register`'s tool loop, the same on every API version. */
+const REGISTER_TOOLS = [
+  "  for (const definition of toolDefinitions) {",
+  "    const validate = validators[definition.name];",
+  "    ext.tool(definition, own(handlers.tools, definition.name, \"tool\"), validate ? { validate } : {});",
+  "  }",
+];
+
+/** The generated module's `own`: a declared kind's handler, or a one-line error naming it. */
+const OWN_HANDLER = [
+  "function own(section: object, name: string, what: string): never {",
+  "  if (!Object.prototype.hasOwnProperty.call(section, name)) throw new Error(`${what} \\`${name}\\` is declared in manifest.toml but has no handler: run \\`bun run gen\\` and implement it`);",
+  "  return (section as Record<string, never>)[name]!;",
+  "}",
+  "",
+];
