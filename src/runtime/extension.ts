@@ -34,7 +34,7 @@ import type {
   Surface,
   ToolHandler,
 } from "./types.ts";
-import { CanonicalExtension, speaksCanonicalApi } from "./v03/canonical-extension.ts";
+import type { CanonicalExtension } from "./v03/canonical-extension.ts";
 import { apiRefusal } from "./v03/canonical-refusals.ts";
 import type { SessionHookName } from "./v03/canonical-protocol.ts";
 import type { SessionHookHandler } from "./v03/canonical-types.ts";
@@ -80,7 +80,7 @@ export class Extension extends DeprecatedNames implements Host {
     super();
     this.log = new Logger(options.logOutput ?? writeStderrLine, options.logLevel ?? "info");
     routeConsoleWhenHosted(this.log);
-    const canonical = speaksCanonicalApi(options.apiVersion);
+    const canonical = (options.apiVersion ?? process.env.OCTET_EXTENSION_API_VERSION) === "0.3";
     // On 0.3 the legacy registry and services are never reached: every legacy call is refused first.
     const legacy = canonical ? "0.4" : resolveApiVersion(options.apiVersion, this.log);
     this.apiVersion = canonical ? "0.3" : legacy;
@@ -89,7 +89,8 @@ export class Extension extends DeprecatedNames implements Host {
     const access: HostAccess = { api: legacy, registry: this.registry, session: () => this.hostSession(), current: () => this.connection?.host, caller: currentScope };
     this.calls = hostHandle(access);
     this.options = resolveOptions(options);
-    this.v03 = canonical ? new CanonicalExtension(this.log, options, this.options) : undefined;
+    // The canonical engine is loaded only on API 0.3: the other versions do not pay its start-up.
+    this.v03 = canonical ? new (canonicalEngine())(this.log, options, this.options) : undefined;
   }
 
   /** The legacy registry, or a one-line refusal naming API 0.3 for `call`. */
@@ -377,4 +378,9 @@ export class Extension extends DeprecatedNames implements Host {
     if (!host) throw new RpcError(ErrorCode.InvalidRequest, WIRE_ERRORS.initializeFirst);
     return host;
   }
+}
+
+/** API 0.3's engine (src/runtime/v03/), required on first use. */
+function canonicalEngine(): typeof CanonicalExtension {
+  return (require("./v03/canonical-extension.ts") as typeof import("./v03/canonical-extension.ts")).CanonicalExtension;
 }

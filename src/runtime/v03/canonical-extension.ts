@@ -9,16 +9,10 @@ import { EventBus } from "./bus.ts";
 import { CanonicalConnection } from "./canonical-connection.ts";
 import { checkMigrationAdapter, type MigrationAdapter, migrationService } from "./migration.ts";
 import { SessionLifecycle } from "./sessions.ts";
-import { API_VERSION_03 } from "./canonical-protocol.ts";
 import type { ProviderDeclaration, ProviderHandlers } from "./provider-types.ts";
 import { CanonicalProviders } from "./providers.ts";
 import { type CanonicalService, CanonicalRegistry } from "./canonical-registry.ts";
 import type { InitializeRequest03, SessionHookHandler } from "./canonical-types.ts";
-
-/** Whether the extension speaks API 0.3: asked for explicitly, or, when not given, by `OCTET_EXTENSION_API_VERSION`. */
-export function speaksCanonicalApi(explicit: string | undefined): boolean {
-  return explicit === undefined ? process.env.OCTET_EXTENSION_API_VERSION === API_VERSION_03 : explicit === API_VERSION_03;
-}
 
 /**
  * What `Extension` delegates to on API 0.3 (docs/api-0.3.md): the registry of
