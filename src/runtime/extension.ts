@@ -8,13 +8,14 @@ import type { ArgumentValidator } from "./arguments.ts";
 import { Connection } from "./connection.ts";
 import { DeprecatedNames } from "./deprecated-names.ts";
 import type { FlagValue } from "./flags.ts";
-import { type Host, hostHandle, type ProgressOptions } from "./host-handle.ts";
+import { type Host, hostHandle, NO_PROGRESS_OPTIONS, type ProgressOptions } from "./host-handle.ts";
 import type { HostAccess, HostSession } from "./host-session.ts";
 import { type ExtensionOptions, type ResolvedOptions, resolveApiVersion, resolveOptions } from "./options.ts";
 import type { ProgressEvent } from "./progress.ts";
 import { Registry, type ToolRegistration } from "./registry.ts";
 import { makeResourceType, type ResourceType } from "./resources.ts";
-import { currentScope } from "./scope.ts";
+import { ActiveRequest } from "./request-table.ts";
+import { currentScope, running } from "./scope.ts";
 import { type RunOptions, serve } from "./serve.ts";
 import { typedToolHandler } from "./typed-tool.ts";
 import type {
@@ -287,7 +288,15 @@ export class Extension extends DeprecatedNames implements Host {
   get user(): Host["user"] { return this.calls.user; }
   get contribute(): Host["contribute"] { return this.calls.contribute; }
   /** `$/progress` for the request being handled (needs `request_progress`); outside a handler name it with `requestId`. */
-  progress(messageOrEvent: string | ProgressEvent, options: ProgressOptions = {}): Promise<void> { return this.calls.progress(messageOrEvent, options); }
+  progress(messageOrEvent: string | ProgressEvent, options?: ProgressOptions): Promise<void> {
+    // The common case (a status line from the running handler) without the general checks' calls.
+    const scope = running ?? currentScope();
+    if (typeof messageOrEvent === "string" && scope instanceof ActiveRequest && scope.progressSession !== undefined) {
+      const sent = scope.progressSession.statusProgress(scope, messageOrEvent, options ?? NO_PROGRESS_OPTIONS);
+      if (sent !== undefined) return sent;
+    }
+    return this.calls.progress(messageOrEvent, options);
+  }
   progressDecoration(label: string, detail?: string, options: { requestId?: RequestId } = {}): Promise<void> { return this.calls.progressDecoration(label, detail, options); }
   get presentation(): Host["presentation"] { return this.calls.presentation; }
   get artifacts(): Host["artifacts"] { return this.calls.artifacts; }

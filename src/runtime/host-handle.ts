@@ -18,6 +18,7 @@ import type { HostAccess } from "./host-session.ts";
 import type { PresentationSnapshot } from "./presentation/snapshot-types.ts";
 import { publishPresentation } from "./presentation-publisher.ts";
 import type { ProgressEvent } from "./progress.ts";
+import { ActiveRequest } from "./request-table.ts";
 import * as resourceCalls from "./resource-calls.ts";
 import type { ResourceRef, ResourceType } from "./resources.ts";
 import * as services from "./services.ts";
@@ -136,9 +137,17 @@ export interface Host {
   request(method: string, params?: JsonObject, options?: { operationScoped?: boolean } & Parent): Promise<unknown>;
 }
 
+/** `progress` without options (shared: the call is made in loops). */
+export const NO_PROGRESS_OPTIONS: ProgressOptions = Object.freeze({});
+
 /** The `Host` over `access`: the caller it names is the one every call is made from. */
 export function hostHandle(access: HostAccess): Host {
-  const progress = (messageOrEvent: string | ProgressEvent, options: ProgressOptions = {}): Promise<void> => {
+  const progress = (messageOrEvent: string | ProgressEvent, options: ProgressOptions = NO_PROGRESS_OPTIONS): Promise<void> => {
+    const caller = access.caller();
+    if (typeof messageOrEvent === "string" && caller instanceof ActiveRequest && caller.progressSession !== undefined) {
+      const sent = caller.progressSession.statusProgress(caller, messageOrEvent, options);
+      if (sent !== undefined) return sent;
+    }
     try {
       // The session checks feature, then parent, then shape, then state (docs/protocol-0.2.md §8.11).
       return access.session().progress(messageOrEvent, options, access.caller(), options.requestId);

@@ -12,6 +12,7 @@ import { apiRefusal, featureRefusal, progressCall } from "./refusals.ts";
 import type { Registry } from "./registry.ts";
 import { ActiveRequest, type LiveRequests } from "./request-table.ts";
 import { toolResult02 } from "./results.ts";
+import type { ProgressOptions } from "./host-handle.ts";
 import type { RequestScope } from "./scope.ts";
 import type { ApiVersion, JsonObject } from "./types.ts";
 
@@ -47,6 +48,10 @@ export class HostSession {
   private readonly supported: ReadonlySet<Feature>;
   private readonly live: LiveRequests;
   private presenter: PresentationPublisher | undefined;
+  private readonly writer: FrameWriter;
+  private readonly maxMessageBytes: number;
+  /** `request_progress` was negotiated (never on API 0.1). */
+  readonly progressOn: boolean;
 
   constructor(
     readonly negotiated: Negotiated,
@@ -57,6 +62,9 @@ export class HostSession {
     this.registry = options.registry;
     this.supported = options.supportedFeatures;
     this.live = options.live;
+    this.writer = options.writer;
+    this.maxMessageBytes = options.maxMessageBytes;
+    this.progressOn = negotiated.features.has("request_progress");
   }
 
   get api(): ApiVersion {
@@ -149,6 +157,26 @@ export class HostSession {
     if (request.settled) throw new RpcError(ErrorCode.ServerError, "request has already settled");
     request.progressSequence++;
     return this.outbound.sendProgress(request.id as number | bigint, request.progressSequence, sent);
+  }
+
+  /**
+   * The common case of {@link HostSession.progress} in one function: a status message (whole
+   * `current`/`total` below 2^32, no `unit`) for `request`, a live request with a numeric id whose
+   * handler is calling (`request.progressSession` is this session). `undefined` when anything else
+   * applies: the caller then takes `progress`, which checks and refuses in its documented order.
+   * The frame is one `JSON.stringify`, like a hand-written responder's (`ext.progress` in a loop
+   * is the hottest outbound path, and mostly runs before the JIT has compiled it).
+   */
+  statusProgress(request: ActiveRequest, message: string, status: ProgressOptions): Promise<void> | undefined {
+    const current = status.current;
+    const total = status.total;
+    if (request.ended || status.unit !== undefined || status.requestId !== undefined) return undefined;
+    if ((current !== undefined && (current as number) >>> 0 !== current) || (total !== undefined && (total as number) >>> 0 !== total)) return undefined;
+    const event = { type: "status", message: message.toWellFormed(), current, total };
+    const line = `${JSON.stringify({ jsonrpc: "2.0", method: "$/progress", params: { request_id: request.id, sequence: request.progressSequence + 1, event } })}\n`;
+    if (line.length * 3 > this.maxMessageBytes) return undefined;
+    request.progressSequence++;
+    return this.writer.write(line);
   }
 
   /** The caller's id when it is a host request that is still unanswered (a valid parent). */

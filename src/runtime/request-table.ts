@@ -5,6 +5,7 @@ import { WIRE_ERRORS } from "../protocol.ts";
 import type { RequestId } from "../wire/ids.ts";
 import { CancellationToken } from "./cancellation.ts";
 import { failureReply } from "./failure.ts";
+import type { HostSession } from "./host-session.ts";
 import { dispatch, isThenable, type MethodEnv, methodFor } from "./methods.ts";
 import type { Outcome, Replies } from "./replies.ts";
 import type { Scheduler } from "./scheduler.ts";
@@ -22,6 +23,10 @@ export class ActiveRequest extends CancellationToken {
   abandoned = false;
   /** Last `$/progress` sequence sent for it (sequences start at 1). */
   progressSequence = 0;
+  /** Cancelled or answered: no more progress (a plain field, read once per `$/progress`). */
+  ended = false;
+  /** The session that writes this request's `$/progress` fast (numeric id, `request_progress` negotiated); set when dispatched. */
+  progressSession: HostSession | undefined;
   /** Callbacks for after the reply (see `RequestScope.afterReply`); rare, so made on first use. */
   replied: ((succeeded: boolean, result: unknown) => void)[] | undefined;
 
@@ -36,6 +41,11 @@ export class ActiveRequest extends CancellationToken {
   afterReply(callback: (succeeded: boolean, result: unknown) => void): void {
     if (this.settled) throw new Error("the request has already been answered");
     (this.replied ??= []).push(callback);
+  }
+
+  override cancel(reason: string): boolean {
+    this.ended = true;
+    return super.cancel(reason);
   }
 
   /** The ambient-scope shape (`RequestScope`): the request is its own token. */
@@ -116,6 +126,7 @@ export class RequestTable implements LiveRequests {
     try {
       const method = methodFor(request.method);
       request.started = true;
+      if (this.env.host.progressOn && typeof request.id === "number") request.progressSession = this.env.host;
       result = dispatch(this.env, method, request);
     } catch (error) {
       return this.conclude(request, this.failed(request, error));
@@ -151,6 +162,7 @@ export class RequestTable implements LiveRequests {
   private settle(request: ActiveRequest, outcome: Outcome): void {
     if (request.settled) return;
     request.settled = true;
+    request.ended = true;
     this.active.delete(request.id);
     const encoded = this.replies.write(request.id, outcome);
     this.scheduler.release();

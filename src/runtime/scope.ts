@@ -17,15 +17,27 @@ export interface RequestScope {
 // otherwise land on every cold start before the initialize reply.
 let storage: AsyncLocalStorage<RequestScope> | undefined;
 
+/**
+ * The scope of the handler whose synchronous part is running now: the same as the store then, read
+ * without the store's lookup (a handler calling `ext.progress` in a loop asks once per event).
+ */
+export let running: RequestScope | undefined;
+
 /** Run `fn(...args)` with `scope` as the ambient host request. */
 export function runInScope<A extends unknown[], T>(scope: RequestScope, fn: (...args: A) => T, ...args: A): T {
   storage ??= new (require("node:async_hooks") as typeof import("node:async_hooks")).AsyncLocalStorage<RequestScope>();
-  return storage.run(scope, fn, ...args);
+  const outer = running;
+  running = scope;
+  try {
+    return storage.run(scope, fn, ...args);
+  } finally {
+    running = outer;
+  }
 }
 
 /** The host request whose handler is running, if any. */
 export function currentScope(): RequestScope | undefined {
-  return storage?.getStore();
+  return running ?? storage?.getStore();
 }
 
 /** Id of the host request being handled (`undefined` outside a handler). */

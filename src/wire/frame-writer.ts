@@ -12,7 +12,8 @@ const EARLY_WRITE_CHARS = 64 * 1024;
 
 /** One flush cycle: every frame written before it started settles with it. */
 class Flush {
-  private promise: Promise<void> | undefined;
+  /** Made by the first `done()`; `write` hands it out directly from then on. */
+  promise: Promise<void> | undefined;
   private resolve: (() => void) | undefined;
   private reject: ((error: Error) => void) | undefined;
   private outcome: { error?: Error } | undefined;
@@ -72,6 +73,12 @@ export class FrameWriter {
 
   /** Queue one encoded line (ending in LF); resolves once it was flushed. */
   write(line: WireLine): Promise<void> {
+    // A short text frame joining a flush someone already awaits (a burst of progress events): no calls.
+    const pending = this.pending;
+    if (pending !== undefined && pending.promise !== undefined && this.held === undefined && typeof line === "string" && this.text.length + line.length < EARLY_WRITE_CHARS) {
+      this.text += line;
+      return pending.promise;
+    }
     if (this.failure) return Promise.reject(this.failure);
     const flush = this.enqueue(line);
     return flush ? flush.done() : Promise.reject(this.failure);

@@ -1,0 +1,36 @@
+/**
+ * `ext.progress("…", { current, total })` from a running handler is written by a fast path
+ * (one JSON.stringify, issue 28); everything else by the general path. Both must write the
+ * same frames in call order with consecutive sequences (docs/protocol-0.2.md §4.6).
+ */
+import { afterEach, expect, test } from "bun:test";
+import { TestHost } from "octet-extension/testing";
+
+const DIR = new URL("../fixtures/progress-lines/octet-progress-lines", import.meta.url).pathname;
+const started: TestHost[] = [];
+afterEach(() => {
+  for (const host of started.splice(0)) host.kill();
+});
+
+test("status progress: fast and general paths write the same frames, in order, sequences 1..n", async () => {
+  const host = await TestHost.start(DIR, { requestTimeoutMs: 10_000 });
+  started.push(host);
+  await host.initialize();
+  const id = host.peekNextId();
+  const result = await host.callTool("lines");
+  expect(result).toEqual({ content: [{ type: "text", text: "progress total must be a non-negative integer or null" }], is_error: false, metadata: {} });
+  const events = [
+    '{"type":"status","message":"plain"}',
+    '{"type":"status","message":"with counts","current":1,"total":3}',
+    '{"type":"status","message":"quote \\" backslash \\\\ accent \u00e9 lone \ufffd end","current":0}',
+    '{"type":"status","message":"null current","current":null,"total":2}',
+    '{"type":"status","message":"beyond 2^32","current":1099511627776,"total":1099511627776}',
+    '{"type":"status","message":"with a unit","current":1,"unit":"files"}',
+    '{"type":"status","message":"via ctx.host","total":5}',
+    '{"type":"status","message":"an event object","current":2}',
+    '{"type":"status","message":"after an await","current":4}',
+  ];
+  const frames = host.extensionFrames().filter((frame) => frame.method === "$/progress").map((frame) => JSON.stringify(frame));
+  expect(frames).toEqual(events.map((event, i) => `{"jsonrpc":"2.0","method":"$/progress","params":{"request_id":${id},"sequence":${i + 1},"event":${event}}}`));
+  expect(await host.shutdown()).toBe(0);
+});
