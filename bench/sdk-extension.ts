@@ -10,7 +10,7 @@ const ext = new Extension({ maxConcurrentRequests: 4 });
 ext.tool({ name: "echo", description: "Echo text" }, (args: { text?: string }) => ({ content: args.text ?? "" }));
 ext.tool({ name: "progress", description: "Emit progress" }, async (args: { count: number }) => {
   const k = Number(args.count ?? 0);
-  if (ext.apiVersion === "0.1") for (let i = 1; i <= k; i++) void ext.notify(`step ${i} of ${k}`);
+  if (ext.apiVersion === "0.1") for (let i = 1; i <= k; i++) void ext.user.notify(`step ${i} of ${k}`);
   else for (let i = 1; i <= k; i++) void ext.progress(`step ${i}`, { current: i, total: k });
   return { content: "done" };
 });

@@ -138,6 +138,7 @@ export interface Host {
 }
 
 /** `progress` without options (shared: the call is made in loops). */
+const NO_NOTIFY_OPTIONS: { level?: NotificationParams["level"]; title?: string } = Object.freeze({});
 export const NO_PROGRESS_OPTIONS: ProgressOptions = Object.freeze({});
 
 /** The `Host` over `access`: the caller it names is the one every call is made from. */
@@ -157,7 +158,11 @@ export function hostHandle(access: HostAccess): Host {
   };
   return {
     user: {
-      notify: (message, options = {}) => contributions.notify(access, message, options),
+      notify: (message, options = NO_NOTIFY_OPTIONS) => {
+        // A plain message from a burst: one call to the session; anything else is checked in full.
+        const sent = typeof message === "string" && options.title === undefined ? access.current()?.notification(message, options.level ?? "info") : undefined;
+        return sent ?? contributions.notify(access, message, options);
+      },
       confirm: (prompt, options = {}) => services.confirm(access, prompt, options),
       input: (prompt, options = {}) => services.requestInput(access, prompt, options),
     },

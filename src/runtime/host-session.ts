@@ -52,6 +52,8 @@ export class HostSession {
   private readonly maxMessageBytes: number;
   /** `request_progress` was negotiated (never on API 0.1). */
   readonly progressOn: boolean;
+  /** `contributes.notifications` was declared. */
+  private readonly notificationsOn: boolean;
 
   constructor(
     readonly negotiated: Negotiated,
@@ -65,6 +67,7 @@ export class HostSession {
     this.writer = options.writer;
     this.maxMessageBytes = options.maxMessageBytes;
     this.progressOn = negotiated.features.has("request_progress");
+    this.notificationsOn = negotiated.contributes.notifications === true;
   }
 
   get api(): ApiVersion {
@@ -176,6 +179,18 @@ export class HostSession {
     const line = `${JSON.stringify({ jsonrpc: "2.0", method: "$/progress", params: { request_id: request.id, sequence: request.progressSequence + 1, event } })}\n`;
     if (line.length * 3 > this.maxMessageBytes) return undefined;
     request.progressSequence++;
+    return this.writer.write(line);
+  }
+
+  /**
+   * The common case of `ext.user.notify(message, { level })` in one function: a plain string and a
+   * known level, with `notifications` declared. `undefined` otherwise (the caller then checks and
+   * refuses in full, `contributions.ts`).
+   */
+  notification(message: string, level: string): Promise<void> | undefined {
+    if (!this.notificationsOn || (level !== "info" && level !== "success" && level !== "warning" && level !== "error")) return undefined;
+    const line = `${JSON.stringify({ jsonrpc: "2.0", method: "notification", params: { level, message: message.toWellFormed() } })}\n`;
+    if (line.length * 3 > this.maxMessageBytes) return undefined;
     return this.writer.write(line);
   }
 

@@ -34,3 +34,20 @@ test("status progress: fast and general paths write the same frames, in order, s
   expect(frames).toEqual(events.map((event, i) => `{"jsonrpc":"2.0","method":"$/progress","params":{"request_id":${id},"sequence":${i + 1},"event":${event}}}`));
   expect(await host.shutdown()).toBe(0);
 });
+
+test("notifications: fast and general paths write the same frames, in order", async () => {
+  const host = await TestHost.start(DIR, { requestTimeoutMs: 10_000 });
+  started.push(host);
+  await host.initialize();
+  const result = await host.callTool("notes");
+  expect(result).toEqual({ content: [{ type: "text", text: "notification level must be one of info, success, warning, error" }], is_error: false, metadata: {} });
+  const frames = host.extensionFrames().filter((frame) => frame.method === "notification").map((frame) => JSON.stringify(frame.params));
+  expect(frames).toEqual([
+    '{"level":"info","message":"plain"}',
+    '{"level":"warning","message":"a warning"}',
+    '{"level":"success","message":"titled","title":"Title"}',
+    '{"level":"info","message":"lone \ufffd end"}',
+    '{"level":"error","message":"through the deprecated name"}',
+  ]);
+  expect(await host.shutdown()).toBe(0);
+});
