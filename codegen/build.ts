@@ -178,7 +178,7 @@ function writeSums(dist: string, archives: string[], bundles: string[]): void {
  */
 export function compileStandalone(entry: string, outfile: string, options: { bytecode: boolean; cwd?: string; bun?: string; target?: string; runtime?: string }) {
   const bytecode = options.bytecode ? ["--bytecode"] : [];
-  const flags = ["--format=esm", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", "--compile-exec-argv=--smol"];
+  const flags = ["--format=esm", "--minify", "--splitting", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", "--compile-exec-argv=--smol"];
   // Another platform's runtime comes from a file, never from the network.
   if (options.target) flags.push(`--target=${options.target}`, `--compile-executable-path=${options.runtime}`);
   return Bun.spawnSync([options.bun ?? process.execPath, "build", "--compile", ...bytecode, ...flags, entry, "--outfile", outfile], {
