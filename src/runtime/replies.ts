@@ -3,6 +3,7 @@ import type { Logger } from "../log.ts";
 import { FrameEncodeError, type WireLine, encodeWireFrame } from "../wire/encode.ts";
 import type { FrameWriter } from "../wire/frame-writer.ts";
 import { type RequestId, wireId } from "../wire/ids.ts";
+import { TextResult } from "./text-result.ts";
 import type { JsonObject } from "./types.ts";
 
 /** What a request is answered with. */
@@ -24,6 +25,14 @@ export class Replies {
 
   /** Queue the reply to `id`; false when the outcome could not be encoded (`-32603` was queued instead). */
   write(id: RequestId, outcome: Outcome): boolean {
+    // A text-only tool result (most replies; a 512 KiB echo among them) is written without the general walk.
+    if (typeof id === "number" && "result" in outcome && outcome.result instanceof TextResult) {
+      const line = outcome.result.replyLine(id);
+      if (line.length * 3 <= this.maxMessageBytes || Buffer.byteLength(line) <= this.maxMessageBytes) {
+        this.writer.send(line);
+        return true;
+      }
+    }
     const frame: JsonObject = { jsonrpc: JSONRPC, id: wireId(id) };
     if ("result" in outcome) frame.result = outcome.result;
     else frame.error = outcome.error.toJSON();

@@ -3,6 +3,7 @@ import { ErrorCode, RpcError } from "../errors.ts";
 import { checkResultBounds } from "./structured/result-bounds.ts";
 import { validateStructured } from "./structured/validate-structured.ts";
 import { DIAGNOSTICS_KEY, type Diagnostic, diagnosticSummary, diagnosticsProblem } from "./diagnostics.ts";
+import { TextResult } from "./text-result.ts";
 import type { ApiVersion, JsonObject } from "./types.ts";
 
 /**
@@ -31,8 +32,10 @@ function internal(message: string): RpcError {
 /** API 0.1 tool result: `{content: string, is_error: bool, metadata}`. */
 export function toolResult01(value: unknown): JsonObject {
   if (value === null || value === undefined) return { content: "", is_error: false, metadata: {} };
+  if (typeof value === "string") return new TextResult(value, false, true) as unknown as JsonObject;
   if (!isObject(value)) return { content: pyStr(value), is_error: false, metadata: {} };
   const content = value.content === undefined ? "" : pyStr(value.content);
+  if (value.metadata === undefined && (value.is_error === undefined || typeof value.is_error === "boolean")) return new TextResult(content, value.is_error === true, true) as unknown as JsonObject;
   return { content, is_error: pyTruthy(value.is_error), metadata: value.metadata === undefined ? {} : value.metadata };
 }
 
@@ -171,10 +174,10 @@ function checkedToolResult(value: unknown, opts: ToolResultOptions): JsonObject 
  * anything else. The same object as the walk makes of them.
  */
 function plainTextResult(value: unknown): JsonObject | undefined {
-  if (typeof value === "string") return { content: [{ type: "text", text: value }], is_error: false, metadata: {} };
+  if (typeof value === "string") return new TextResult(value, false, false) as unknown as JsonObject;
   if (!isObject(value) || typeof value.content !== "string") return undefined;
   for (const key in value) if (key !== "content" && (key !== "is_error" || typeof value.is_error !== "boolean")) return undefined;
-  return { content: [{ type: "text", text: value.content }], is_error: value.is_error === true, metadata: {} };
+  return new TextResult(value.content, value.is_error === true, false) as unknown as JsonObject;
 }
 
 /** Command result (docs/protocol-0.2.md §8.4). */
