@@ -36,6 +36,6 @@ describe("TextResult", () => {
     expect(toolResult01({ content: "x", is_error: 1 })).not.toBeInstanceOf(TextResult);
     expect(toolResult02({ content: "x", metadata: { a: 1 } }, V02)).not.toBeInstanceOf(TextResult);
     expect(toolResult02({ content: [{ type: "text", text: "x" }] }, V02)).not.toBeInstanceOf(TextResult);
-    expect(toolResult02({ content: "x", structured_content: { a: 1 } }, V02)).not.toBeInstanceOf(TextResult);
+    expect(toolResult02({ content: "x", structured_content: { a: 1 } }, { ...V02, outputSchema: { type: "object" } })).not.toBeInstanceOf(TextResult);
   });
 });
