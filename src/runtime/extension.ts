@@ -8,6 +8,7 @@ import type { ArgumentValidator } from "./arguments.ts";
 import { Connection } from "./connection.ts";
 import { DeprecatedNames } from "./deprecated-names.ts";
 import type { FlagValue } from "./flags.ts";
+import { loadHostServices } from "./lazy-host-calls.ts";
 import { type Host, hostHandle, NO_PROGRESS_OPTIONS, type ProgressOptions } from "./host-handle.ts";
 import type { HostAccess, HostSession } from "./host-session.ts";
 import { type ExtensionOptions, type ResolvedOptions, resolveApiVersion, resolveOptions } from "./options.ts";
@@ -375,7 +376,12 @@ export class Extension extends DeprecatedNames implements Host {
     this.registry.freeze();
     await serve(io, this.log, this.options, ({ writer, handlersReady, stop }) => {
       const features = new Set(this.options.supportedFeatures);
-      this.connection = new Connection({ ...this.options, supportedFeatures: features, handlersReady, registry: this.registry, logger: this.log, writer, onStop: stop });
+      // The host calls off the hot path load once initialize was answered (stdio sealed), before any handler runs.
+      const loaded = (handlersReady ?? Promise.resolve()).then(() => loadHostServices().then(
+        () => undefined,
+        (error: Error) => this.log.error("host calls could not be loaded", { error: error.message }),
+      ));
+      this.connection = new Connection({ ...this.options, supportedFeatures: features, handlersReady: loaded, registry: this.registry, logger: this.log, writer, onStop: stop });
       return this.connection;
     });
   }

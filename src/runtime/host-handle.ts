@@ -7,22 +7,20 @@
  * (`-32600`, `-32601`), then its parent, before anything is written.
  */
 import type { RequestId } from "../wire/ids.ts";
-import * as agents from "./agents.ts";
 import * as bulk from "./bulk.ts";
 import type { BlobRef } from "./bulk.ts";
 import type { CatalogUpdate } from "./catalog.ts";
-import * as catalogChanges from "./catalog-changes.ts";
 import type { DynamicToolDefinition } from "./catalog-changes.ts";
+import type * as agents from "./agents.ts";
+import type * as services from "./services.ts";
+import type * as sessionServices from "./session-services.ts";
 import * as contributions from "./contributions.ts";
+import { withHostServices as later } from "./lazy-host-calls.ts";
 import type { HostAccess } from "./host-session.ts";
 import type { PresentationSnapshot } from "./presentation/snapshot-types.ts";
-import { publishPresentation } from "./presentation-publisher.ts";
 import type { ProgressEvent } from "./progress.ts";
 import { ActiveRequest } from "./request-table.ts";
-import * as resourceCalls from "./resource-calls.ts";
 import type { ResourceRef, ResourceType } from "./resources.ts";
-import * as services from "./services.ts";
-import * as sessionServices from "./session-services.ts";
 import type { ContextEntry, JsonObject, NotificationParams, ResourceOwner, StatusEntry, Surface } from "./types.ts";
 
 type Parent = { parentRequestId?: RequestId };
@@ -163,8 +161,8 @@ export function hostHandle(access: HostAccess): Host {
         const sent = typeof message === "string" && options.title === undefined ? access.current()?.notification(message, options.level ?? "info") : undefined;
         return sent ?? contributions.notify(access, message, options);
       },
-      confirm: (prompt, options = {}) => services.confirm(access, prompt, options),
-      input: (prompt, options = {}) => services.requestInput(access, prompt, options),
+      confirm: (prompt, options = {}) => later((m) => m.services.confirm(access, prompt, options)),
+      input: (prompt, options = {}) => later((m) => m.services.requestInput(access, prompt, options)),
     },
     contribute: {
       context: (entry) => contributions.contributeContext(access, entry),
@@ -172,53 +170,53 @@ export function hostHandle(access: HostAccess): Host {
     },
     progress,
     progressDecoration: (label, detail, options = {}) => progress(detail === undefined ? { type: "decoration", label } : { type: "decoration", label, detail }, options),
-    presentation: { publish: (snapshot, options = {}) => publishPresentation(access, snapshot, options) },
-    artifacts: { publish: (mimeType, source) => services.publishArtifact(access, mimeType, source) },
-    policy: { evaluate: (intent, options = {}) => services.evaluatePolicy(access, intent, options) },
-    secrets: { get: (name, options = {}) => services.getSecret(access, name, options) },
+    presentation: { publish: (snapshot, options = {}) => later((m) => m.presentation.publishPresentation(access, snapshot, options)) },
+    artifacts: { publish: (mimeType, source) => later((m) => m.services.publishArtifact(access, mimeType, source)) },
+    policy: { evaluate: (intent, options = {}) => later((m) => m.services.evaluatePolicy(access, intent, options)) },
+    secrets: { get: (name, options = {}) => later((m) => m.services.getSecret(access, name, options)) },
     agents: {
-      spawn: (options) => agents.spawnAgent(access, options),
-      message: (target, message, options = {}) => agents.sendAgentMessage(access, target, message, options),
-      followUp: (target, message, options = {}) => agents.followUpAgent(access, target, message, options),
-      list: (options = {}) => agents.listAgents(access, options),
-      wait: (options = {}) => agents.waitAgents(access, options),
-      interrupt: (target, options = {}) => agents.interruptAgent(access, target, options),
-      models: (options = {}) => agents.listAgentModels(access, options),
+      spawn: (options) => later((m) => m.agents.spawnAgent(access, options)),
+      message: (target, message, options = {}) => later((m) => m.agents.sendAgentMessage(access, target, message, options)),
+      followUp: (target, message, options = {}) => later((m) => m.agents.followUpAgent(access, target, message, options)),
+      list: (options = {}) => later((m) => m.agents.listAgents(access, options)),
+      wait: (options = {}) => later((m) => m.agents.waitAgents(access, options)),
+      interrupt: (target, options = {}) => later((m) => m.agents.interruptAgent(access, target, options)),
+      models: (options = {}) => later((m) => m.agents.listAgentModels(access, options)),
     },
     tools: {
-      register: (definitions) => catalogChanges.registerTools(access, definitions),
-      unregister: (names) => catalogChanges.unregisterTools(access, names),
+      register: (definitions) => later((m) => m.catalogChanges.registerTools(access, definitions)),
+      unregister: (names) => later((m) => m.catalogChanges.unregisterTools(access, names)),
       get revision() {
         return access.current()?.catalog.revision ?? 0;
       },
     },
     composer: {
-      get: (options = {}) => sessionServices.composer.get(access, options),
-      set: (text, options = {}) => sessionServices.composer.set(access, text, options),
-      insert: (text, options = {}) => sessionServices.composer.insert(access, text, options),
+      get: (options = {}) => later((m) => m.sessionServices.composer.get(access, options)),
+      set: (text, options = {}) => later((m) => m.sessionServices.composer.set(access, text, options)),
+      insert: (text, options = {}) => later((m) => m.sessionServices.composer.insert(access, text, options)),
     },
     session: {
-      appendEntry: (entryType, data, options = {}) => sessionServices.entries.append(access, entryType, data, options),
-      setName: (name, options = {}) => sessionServices.entries.setName(access, name, options),
-      setLabel: (entryId, label, options = {}) => sessionServices.entries.setLabel(access, entryId, label, options),
-      sendUserMessage: (text, options = {}) => sessionServices.sendUserMessage(access, text, options),
-      setActiveTools: (names, options = {}) => sessionServices.setActiveTools(access, names, options),
-      waitForIdle: (options = {}) => sessionServices.controlSession(access, "session/wait_for_idle", undefined, options),
-      create: (options = {}) => sessionServices.controlSession(access, "session/create", undefined, options),
-      fork: (options = {}) => sessionServices.controlSession(access, "session/fork", undefined, options),
-      switchTo: (sessionId, options = {}) => sessionServices.controlSession(access, "session/switch", sessionId, options),
-      reload: (options = {}) => sessionServices.controlSession(access, "session/reload", undefined, options),
-      compact: (options = {}) => sessionServices.compactSession(access, options),
+      appendEntry: (entryType, data, options = {}) => later((m) => m.sessionServices.entries.append(access, entryType, data, options)),
+      setName: (name, options = {}) => later((m) => m.sessionServices.entries.setName(access, name, options)),
+      setLabel: (entryId, label, options = {}) => later((m) => m.sessionServices.entries.setLabel(access, entryId, label, options)),
+      sendUserMessage: (text, options = {}) => later((m) => m.sessionServices.sendUserMessage(access, text, options)),
+      setActiveTools: (names, options = {}) => later((m) => m.sessionServices.setActiveTools(access, names, options)),
+      waitForIdle: (options = {}) => later((m) => m.sessionServices.controlSession(access, "session/wait_for_idle", undefined, options)),
+      create: (options = {}) => later((m) => m.sessionServices.controlSession(access, "session/create", undefined, options)),
+      fork: (options = {}) => later((m) => m.sessionServices.controlSession(access, "session/fork", undefined, options)),
+      switchTo: (sessionId, options = {}) => later((m) => m.sessionServices.controlSession(access, "session/switch", sessionId, options)),
+      reload: (options = {}) => later((m) => m.sessionServices.controlSession(access, "session/reload", undefined, options)),
+      compact: (options = {}) => later((m) => m.sessionServices.compactSession(access, options)),
     },
     resources: {
-      export: (type, value) => resourceCalls.exportResource(access, type, value),
-      resolve: (ref, type) => resourceCalls.resolveResource(access, ref, type),
-      release: (ref) => resourceCalls.releaseResource(access, ref),
+      export: (type, value) => later((m) => m.resourceCalls.exportResource(access, type, value)),
+      resolve: (ref, type) => access.registry.resources.resolve(ref, type),
+      release: (ref) => later((m) => m.resourceCalls.releaseResource(access, ref)),
     },
     bulk: {
       publish: (data, mediaType) => bulk.publish(access, data, mediaType),
       read: (ref, options) => bulk.read(access, ref, options),
     },
-    request: (method, params = {}, options = {}) => services.hostRequest(access, method, params, options),
+    request: (method, params = {}, options = {}) => later((m) => m.services.hostRequest(access, method, params, options)),
   };
 }

@@ -6,7 +6,6 @@ import type { RequestId } from "../wire/ids.ts";
 import { ToolCatalog } from "./catalog.ts";
 import { HostRequests } from "./host-requests.ts";
 import type { Negotiated } from "./initialize.ts";
-import { PresentationPublisher } from "./presentation-publisher.ts";
 import { checkProgressEvent, type ProgressEvent, statusEventJson } from "./progress.ts";
 import { apiRefusal, featureRefusal, progressCall } from "./refusals.ts";
 import type { Registry } from "./registry.ts";
@@ -38,8 +37,7 @@ export interface HostSessionOptions {
  * initialize: the negotiated terms, the extension→host requests
  * (`HostRequests`), the tool catalog, the feature gate of every typed host
  * request (`HOST_REQUEST_FEATURES`, applied in `request`), the parent rule,
- * cancellation through the caller's token, `$/progress`, and presentation
- * revisions. Services reach it through a {@link HostAccess}.
+ * cancellation through the caller's token and `$/progress`. Services reach it through a {@link HostAccess}.
  */
 export class HostSession {
   readonly outbound: HostRequests;
@@ -47,7 +45,6 @@ export class HostSession {
   readonly registry: Registry;
   private readonly supported: ReadonlySet<Feature>;
   private readonly live: LiveRequests;
-  private presenter: PresentationPublisher | undefined;
   private readonly writer: FrameWriter;
   private readonly maxMessageBytes: number;
   /** `request_progress` was negotiated (never on API 0.1). */
@@ -198,11 +195,6 @@ export class HostSession {
   activeParent(caller: Caller): RequestId | undefined {
     if (!(caller instanceof ActiveRequest)) return undefined;
     return this.live.get(caller.id) === caller && !caller.settled ? caller.id : undefined;
-  }
-
-  /** Presentation revisions of this process (made on first use). */
-  get presentation(): PresentationPublisher {
-    return (this.presenter ??= new PresentationPublisher(this));
   }
 }
 

@@ -15,10 +15,16 @@ import type { JsonObject, ResourceOwner } from "./types.ts";
  */
 export async function publishPresentation(access: HostAccess, snapshot: PresentationSnapshot, options: { resourceOwner?: ResourceOwner } = {}): Promise<void> {
   if (!negotiatesFeatures(access.api)) throw apiRefusal("ext.presentation.publish()", "0.2 or 0.4", access.api);
-  await access.session().presentation.publish(snapshot, options, access.caller());
+  const session = access.session();
+  let publisher = publishers.get(session);
+  if (!publisher) publishers.set(session, (publisher = new PresentationPublisher(session)));
+  await publisher.publish(snapshot, options, access.caller());
 }
 
-/** The revisions of one session's snapshots (`HostSession.presentation`). */
+/** Each session's revisions (made on first use). */
+const publishers = new WeakMap<HostSession, PresentationPublisher>();
+
+/** The revisions of one session's snapshots. */
 export class PresentationPublisher {
   private revision = -1;
 

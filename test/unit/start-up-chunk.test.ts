@@ -1,0 +1,45 @@
+/**
+ * `octet-extension build` compiles with `--splitting` (issue 28): the code the start-up loads is the
+ * entry chunk and the chunks it imports statically. API 0.3's engine and the host calls off the hot
+ * path are dynamic imports, so they must stay out of it (each KB loaded costs cold start).
+ */
+import { expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const ENTRY = new URL("../../bench/sdk-extension.ts", import.meta.url).pathname;
+
+/** Text that only each lazily loaded module holds. */
+const LAZY = {
+  "services.ts": "input prompt must contain non-whitespace text",
+  "agents.ts": "agent target must be a non-blank string",
+  "session-services.ts": "entry data must be JSON",
+  "catalog-changes.ts": "tool names must be non-blank strings",
+  "resource-calls.ts": "export a value of a type registered with ext.resourceType",
+  "presentation-publisher.ts": "must be above the last published one",
+  "v03/canonical-extension.ts": "a migration adapter is already registered",
+};
+
+test("the start-up chunks hold none of the lazily loaded modules; the build holds all of them", async () => {
+  const out = mkdtempSync(join(tmpdir(), "octet-chunks-"));
+  try {
+    const built = await Bun.build({ entrypoints: [ENTRY], outdir: out, splitting: true, minify: true, target: "bun", format: "esm" });
+    expect(built.success).toBe(true);
+    const text = (path: string) => readFileSync(path, "utf8");
+    const entry = built.outputs.find((o) => o.kind === "entry-point")!;
+    // The start-up: the entry and every chunk reachable from it through static imports.
+    const startUp = new Set<string>([entry.path]);
+    for (const path of startUp) {
+      for (const [, name] of text(path).matchAll(/(?:import|from)\s*"\.\/([^"]+\.js)"/g)) startUp.add(join(out, name!));
+    }
+    const startUpText = [...startUp].map(text).join("\n");
+    const everything = built.outputs.map((o) => text(o.path)).join("\n");
+    for (const [module, marker] of Object.entries(LAZY)) {
+      expect({ module, inBuild: everything.includes(marker) }).toEqual({ module, inBuild: true });
+      expect({ module, atStartUp: startUpText.includes(marker) }).toEqual({ module, atStartUp: false });
+    }
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
