@@ -20,15 +20,8 @@ let loading: Promise<HostServiceModules> | undefined;
 
 /** Load the modules (idempotent); a failed load is tried again by the next call. */
 export function loadHostServices(): Promise<HostServiceModules> {
-  loading ??= Promise.all([
-    import("./services.ts"),
-    import("./agents.ts"),
-    import("./session-services.ts"),
-    import("./catalog-changes.ts"),
-    import("./resource-calls.ts"),
-    import("./presentation-publisher.ts"),
-  ]).then(
-    ([services, agents, sessionServices, catalogChanges, resourceCalls, presentation]) => (loaded = { services, agents, sessionServices, catalogChanges, resourceCalls, presentation }),
+  loading ??= import("./off-path-calls.ts").then(
+    (modules) => (loaded = modules),
     (error: unknown) => {
       loading = undefined;
       throw error;

@@ -1,0 +1,7 @@
+/** The modules `lazy-host-calls.ts` loads, as one dynamic import (one chunk under `--splitting`, not six). */
+export * as services from "./services.ts";
+export * as agents from "./agents.ts";
+export * as sessionServices from "./session-services.ts";
+export * as catalogChanges from "./catalog-changes.ts";
+export * as resourceCalls from "./resource-calls.ts";
+export * as presentation from "./presentation-publisher.ts";
