@@ -13,6 +13,8 @@ export interface HostServiceModules {
   catalogChanges: typeof import("./catalog-changes.ts");
   resourceCalls: typeof import("./resource-calls.ts");
   presentation: typeof import("./presentation-publisher.ts");
+  /** Not a host call: the general walk of tool results (`results.ts` reaches it through {@link offPathModules}). */
+  checkedResults: typeof import("./checked-tool-result.ts");
 }
 
 let loaded: HostServiceModules | undefined;
@@ -38,4 +40,16 @@ export function withHostServices<T>(use: (modules: HostServiceModules) => Promis
   } catch (error) {
     return Promise.reject(error);
   }
+}
+
+/**
+ * The modules, synchronously: loaded once a handler can run (the case in every compiled extension);
+ * before that (a unit test, a script), required from source on the spot.
+ */
+export function offPathModules(): HostServiceModules {
+  if (loaded !== undefined) return loaded;
+  // Named by a variable, so that a bundler does not pull the modules into the start-up chunk.
+  const source = new URL("./off-path-calls.ts", import.meta.url).pathname;
+  loaded = require(source) as HostServiceModules;
+  return loaded;
 }

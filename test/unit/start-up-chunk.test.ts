@@ -19,6 +19,7 @@ const LAZY = {
   "resource-calls.ts": "export a value of a type registered with ext.resourceType",
   "presentation-publisher.ts": "must be above the last published one",
   "v03/canonical-extension.ts": "a migration adapter is already registered",
+  "checked-tool-result.ts": "tool result content must not be empty",
 };
 
 test("the start-up chunks hold none of the lazily loaded modules; the build holds all of them", async () => {
