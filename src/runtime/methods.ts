@@ -73,8 +73,11 @@ function requireDeclared(session: Negotiated, key: string, name: string, what: s
 
 function toolSuccess(env: MethodEnv, tool: ToolEntry, value: unknown): unknown {
   const negotiated = env.negotiated;
-  return negotiated.api === "0.1"
-    ? results.toolResult01(value)
+  if (negotiated.api === "0.1") return results.toolResult01(value);
+  // Text only (most results): no options object, no feature lookups.
+  const plain = tool.definition.output_schema === undefined ? results.plainTextResult(value) : undefined;
+  return plain !== undefined
+    ? plain
     : results.toolResult02(value, { api: negotiated.api, outputSchema: tool.definition.output_schema, artifacts: negotiated.features.has("artifacts"), bulk: negotiated.features.has("bulk_objects_v1") });
 }
 

@@ -64,7 +64,7 @@ export type ToolResultOptions = { api: ApiVersion; outputSchema: JsonObject | un
  * `is_error` or without), made without the general walk; undefined for
  * anything else. The same object as the walk makes of them.
  */
-function plainTextResult(value: unknown): JsonObject | undefined {
+export function plainTextResult(value: unknown): JsonObject | undefined {
   if (typeof value === "string") return new TextResult(value, false, false) as unknown as JsonObject;
   if (!isObject(value) || typeof value.content !== "string") return undefined;
   for (const key in value) if (key !== "content" && (key !== "is_error" || typeof value.is_error !== "boolean")) return undefined;
