@@ -1,3 +1,4 @@
+import { utf8Bytes } from "../check.ts";
 import { ErrorCode, type RpcError, errorText } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { FrameEncodeError, type WireLine, encodeWireFrame } from "../wire/encode.ts";
@@ -28,7 +29,8 @@ export class Replies {
     // A text-only tool result (most replies; a 512 KiB echo among them) is written without the general walk.
     if (typeof id === "number" && "result" in outcome && outcome.result instanceof TextResult) {
       const line = outcome.result.replyLine(id);
-      if (line.length * 3 <= this.maxMessageBytes || Buffer.byteLength(line) <= this.maxMessageBytes) {
+      // `utf8Bytes`, not `Buffer` here: a function naming `Buffer` initialises it on its first call (~120 page faults before the initialize reply).
+      if (line.length * 3 <= this.maxMessageBytes || utf8Bytes(line) <= this.maxMessageBytes) {
         this.writer.send(line);
         return true;
       }

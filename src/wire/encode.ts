@@ -32,7 +32,14 @@ let utf8: TextEncoder | undefined;
  */
 export function encodeWireFrame(frame: object, limit = MAX_MESSAGE_BYTES): WireLine {
   const line = serialize(frame);
-  if (line.length * 3 <= limit) return line;
+  return line.length * 3 <= limit ? line : encodedWithin(line, limit);
+}
+
+/**
+ * `line` as UTF-8, refused over `limit`. Out of line: a function that names a lazily made global
+ * (`TextEncoder`, `Buffer`) makes it on its first call, which the initialize reply should not pay.
+ */
+function encodedWithin(line: string, limit: number): Uint8Array {
   const bytes = (utf8 ??= new TextEncoder()).encode(line);
   if (bytes.length > limit) throw new FrameEncodeError(`JSON-RPC message exceeds ${limit} bytes`);
   return bytes;
@@ -76,8 +83,5 @@ function wellFormed(key: string, value: unknown): unknown {
 export function encodeProgressFrame(requestId: number | bigint, sequence: number, event: object | string, limit = MAX_MESSAGE_BYTES): WireLine {
   const body = typeof event === "string" ? event : serialize(event).slice(0, -1);
   const line = `{"jsonrpc":"2.0","method":"$/progress","params":{"request_id":${requestId},"sequence":${sequence},"event":${body}}}\n`;
-  if (line.length * 3 <= limit) return line;
-  const bytes = (utf8 ??= new TextEncoder()).encode(line);
-  if (bytes.length > limit) throw new FrameEncodeError(`JSON-RPC message exceeds ${limit} bytes`);
-  return bytes;
+  return line.length * 3 <= limit ? line : encodedWithin(line, limit);
 }
