@@ -6,7 +6,8 @@ import type { RequestId } from "../wire/ids.ts";
 import { ToolCatalog } from "./catalog.ts";
 import { HostRequests } from "./host-requests.ts";
 import type { Negotiated } from "./initialize.ts";
-import { checkProgressEvent, type ProgressEvent, statusEventJson } from "./progress.ts";
+import { offPathModules } from "./lazy-host-calls.ts";
+import type { ProgressEvent } from "./progress.ts";
 import { apiRefusal, featureRefusal, progressCall } from "./refusals.ts";
 import type { Registry } from "./registry.ts";
 import { ActiveRequest, type LiveRequests } from "./request-table.ts";
@@ -142,7 +143,8 @@ export class HostSession {
     }
     if (typeof request.id === "string") throw new RpcError(ErrorCode.InvalidParams, "progress requires a numeric parent request id");
     // A status message is written straight to JSON text; an event object is checked and encoded.
-    const event = typeof input === "string" ? statusEventJson(input, status) : checkProgressEvent(input);
+    const events = offPathModules().progressEvents;
+    const event = typeof input === "string" ? events.statusEventJson(input, status) : events.checkProgressEvent(input);
     if (typeof event !== "string" && event.type === "decoration" && !this.has("progress_decoration")) {
       throw featureRefusal("ext.progressDecoration()", "progress_decoration", this.negotiated, this.supported);
     }

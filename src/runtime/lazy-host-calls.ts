@@ -6,22 +6,23 @@
  * they are there (docs/performance.md), so a handler's calls start as synchronously as a static
  * import's would; only a call before that (none in practice) waits for the load.
  */
-export interface HostServiceModules {
+export interface OffPathModules {
   services: typeof import("./services.ts");
   agents: typeof import("./agents.ts");
   sessionServices: typeof import("./session-services.ts");
   catalogChanges: typeof import("./catalog-changes.ts");
   resourceCalls: typeof import("./resource-calls.ts");
   presentation: typeof import("./presentation-publisher.ts");
-  /** Not a host call: the general walk of tool results (`results.ts` reaches it through {@link offPathModules}). */
+  /** Not host calls, but code only handlers need, reached through {@link offPathModules}: the general walk of tool results (`results.ts`) and progress events other than a status line (`host-session.ts`). */
   checkedResults: typeof import("./checked-tool-result.ts");
+  progressEvents: typeof import("./progress.ts");
 }
 
-let loaded: HostServiceModules | undefined;
-let loading: Promise<HostServiceModules> | undefined;
+let loaded: OffPathModules | undefined;
+let loading: Promise<OffPathModules> | undefined;
 
 /** Load the modules (idempotent); a failed load is tried again by the next call. */
-export function loadHostServices(): Promise<HostServiceModules> {
+export function loadHostServices(): Promise<OffPathModules> {
   loading ??= import("./off-path-calls.ts").then(
     (modules) => (loaded = modules),
     (error: unknown) => {
@@ -33,7 +34,7 @@ export function loadHostServices(): Promise<HostServiceModules> {
 }
 
 /** Run `use` with the modules: at once when loaded (in every handler), else after loading. */
-export function withHostServices<T>(use: (modules: HostServiceModules) => Promise<T>): Promise<T> {
+export function withHostServices<T>(use: (modules: OffPathModules) => Promise<T>): Promise<T> {
   if (loaded === undefined) return loadHostServices().then(use);
   try {
     return use(loaded);
@@ -46,10 +47,10 @@ export function withHostServices<T>(use: (modules: HostServiceModules) => Promis
  * The modules, synchronously: loaded once a handler can run (the case in every compiled extension);
  * before that (a unit test, a script), required from source on the spot.
  */
-export function offPathModules(): HostServiceModules {
+export function offPathModules(): OffPathModules {
   if (loaded !== undefined) return loaded;
   // Named by a variable, so that a bundler does not pull the modules into the start-up chunk.
   const source = new URL("./off-path-calls.ts", import.meta.url).pathname;
-  loaded = require(source) as HostServiceModules;
+  loaded = require(source) as OffPathModules;
   return loaded;
 }

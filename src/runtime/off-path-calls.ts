@@ -1,4 +1,4 @@
-/** The modules `lazy-host-calls.ts` loads, as one dynamic import (one chunk under `--splitting`). */
+/** The modules `lazy-host-calls.ts` loads after initialize, as one dynamic import (one chunk under `--splitting`). */
 export * as services from "./services.ts";
 export * as agents from "./agents.ts";
 export * as sessionServices from "./session-services.ts";
@@ -6,3 +6,4 @@ export * as catalogChanges from "./catalog-changes.ts";
 export * as resourceCalls from "./resource-calls.ts";
 export * as presentation from "./presentation-publisher.ts";
 export * as checkedResults from "./checked-tool-result.ts";
+export * as progressEvents from "./progress.ts";
