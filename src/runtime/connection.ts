@@ -10,7 +10,7 @@ import type { LineEvent } from "../wire/line-splitter.ts";
 import { CancellationToken } from "./cancellation.ts";
 import { initializeFailureReply, shutdownFailureReply } from "./failure.ts";
 import { HostSession } from "./host-session.ts";
-import { negotiate } from "./initialize.ts";
+import { type Negotiated, negotiate } from "./initialize.ts";
 import type { Registry } from "./registry.ts";
 import { type Outcome, Replies } from "./replies.ts";
 import { RequestContext } from "./request-context.ts";
@@ -53,7 +53,9 @@ const FINAL_FLUSH_MS = 2_000;
  */
 export class Connection implements Endpoint {
   private state: "uninitialized" | "ready" | "draining" | "stopped" = "uninitialized";
-  /** Made by a successful initialize. */
+  /** The terms of a successful initialize. */
+  private negotiated: Negotiated | undefined;
+  /** Made from them on first use, after the initialize reply went out (see `host`). */
   private hostSession: HostSession | undefined;
   private readonly scheduler: Scheduler;
   private readonly replies: Replies;
@@ -71,6 +73,10 @@ export class Connection implements Endpoint {
 
   /** The outbound engine of the session; `undefined` until a successful initialize. */
   get host(): HostSession | undefined {
+    if (this.hostSession === undefined && this.negotiated !== undefined) {
+      const { writer, maxMessageBytes, logger, registry, supportedFeatures } = this.options;
+      this.hostSession = new HostSession(this.negotiated, { writer, logger, maxMessageBytes, registry, supportedFeatures, live: this.requests });
+    }
     return this.hostSession;
   }
 
@@ -162,10 +168,12 @@ export class Connection implements Endpoint {
     // The reply is queued before the state changes, so nothing can precede it; a reply that
     // cannot be encoded is answered -32603 and leaves the process uninitialised.
     if (!this.replies.write(id, { result })) return;
-    const { writer, maxMessageBytes } = this.options;
-    const host = new HostSession(negotiated, { writer, logger, maxMessageBytes, registry, supportedFeatures, live: this.requests });
-    this.hostSession = host;
-    this.requests.open({ registry, negotiated, logger, catalog: host.catalog, host });
+    // The session is made when first used (a request runs after the seal, so after the reply is out).
+    this.negotiated = negotiated;
+    this.requests.open(() => {
+      const host = this.host!;
+      return { registry, negotiated, logger, catalog: host.catalog, host };
+    });
     this.state = "ready";
     this.scheduler.setConcurrency(negotiated.concurrency);
   }
@@ -186,7 +194,7 @@ export class Connection implements Endpoint {
 
   private runLifecycle(method: LifecycleMethod, params: unknown): void {
     const logger = this.options.logger;
-    const negotiated = this.hostSession!.negotiated;
+    const negotiated = this.negotiated!;
     const handler = this.options.registry.lifecycle.get(method);
     if (!negotiated.features.has("lifecycle_events") || !handler || !negotiated.lifecycleEvents.includes(method)) {
       return logger.warning("ignored unnegotiated lifecycle event", { method });
@@ -230,7 +238,7 @@ export class Connection implements Endpoint {
   /** Run `onShutdown` for at most `boundMs`; one still running then is cancelled, logged and left behind. */
   private async runShutdownHandler(handler: NonNullable<Registry["shutdownHandler"]>, id: RequestId, params: JsonObject, boundMs: number): Promise<Outcome> {
     const scope = { id, method: "shutdown", token: new CancellationToken() };
-    const ctx = new RequestContext(scope, {}, this.hostSession!);
+    const ctx = new RequestContext(scope, {}, this.host!);
     const run = async () => {
       if (this.gate.pending) await this.gate.pending;
       await runInScope(scope, () => handler(params, ctx));

@@ -79,7 +79,7 @@ export class HandlersGate {
 export class RequestTable implements LiveRequests {
   private readonly active = new Map<RequestId, ActiveRequest>();
   /** What the method layer needs; set once initialize succeeded (no request is admitted before). */
-  private env!: MethodEnv;
+  private env: MethodEnv | undefined;
 
   constructor(
     private readonly scheduler: Scheduler,
@@ -89,10 +89,12 @@ export class RequestTable implements LiveRequests {
     private readonly cancelledReplyMs: number,
   ) {}
 
-  /** Serve requests with `env` (after a successful initialize). */
-  open(env: MethodEnv): void {
-    this.env = env;
+  /** Serve requests with the env `make` gives (after a successful initialize; made on the first request). */
+  open(make: () => MethodEnv): void {
+    this.makeEnv = make;
   }
+
+  private makeEnv: (() => MethodEnv) | undefined;
 
   get(id: RequestId): ActiveRequest | undefined {
     return this.active.get(id);
@@ -126,8 +128,9 @@ export class RequestTable implements LiveRequests {
     try {
       const method = methodFor(request.method);
       request.started = true;
-      if (this.env.host.progressOn && typeof request.id === "number") request.progressSession = this.env.host;
-      result = dispatch(this.env, method, request);
+      const env = (this.env ??= this.makeEnv!());
+      if (env.host.progressOn && typeof request.id === "number") request.progressSession = env.host;
+      result = dispatch(env, method, request);
     } catch (error) {
       return this.conclude(request, this.failed(request, error));
     }
