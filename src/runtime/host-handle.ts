@@ -135,7 +135,7 @@ export interface Host {
   request(method: string, params?: JsonObject, options?: { operationScoped?: boolean } & Parent): Promise<unknown>;
 }
 
-/** `progress` without options (shared: the call is made in loops). */
+/** `user.notify` and `progress` without options (shared: both are called in loops). */
 const NO_NOTIFY_OPTIONS: { level?: NotificationParams["level"]; title?: string } = Object.freeze({});
 export const NO_PROGRESS_OPTIONS: ProgressOptions = Object.freeze({});
 
