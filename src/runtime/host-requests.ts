@@ -115,9 +115,9 @@ export class HostRequests {
   }
 
   /**
-   * Send one `$/progress` frame, the hottest outbound path: encoded in place,
-   * with no closure or frame object per event (a burst is measured in the
-   * shared kit's progress workload, docs/performance.md).
+   * Send one `$/progress` frame of the general path (an event object, an explicit request id, a
+   * unit, …): encoded in place. A plain status line from the running handler, the hottest outbound
+   * frame, is written by `HostSession.statusProgress` instead (docs/performance.md).
    */
   sendProgress(requestId: number | bigint, sequence: number, event: object | string): Promise<void> {
     let line: WireLine;
