@@ -9,8 +9,8 @@ let strictDecoder: TextDecoder | undefined;
 
 /**
  * Decode one line (the chunk views it spans) as strict UTF-8 JSON (docs/protocol-0.2.md §1.1).
- * Parts are decoded in stream mode, so a multi-byte character split across
- * chunks is fine and nothing is copied into one buffer first. The fast lenient
+ * Parts are joined before decoding, so a multi-byte character split across
+ * chunks is fine. The fast lenient
  * decoder runs first; only a line that decoded to U+FFFD somewhere is decoded
  * again strictly, to tell invalid bytes from a real U+FFFD. Blank lines are `"blank"`.
  */
@@ -65,15 +65,34 @@ function isBlankText(text: string): boolean {
   return true;
 }
 
-/** Whitespace-only, judged on the bytes (a decoded multi-part line is a rope; reading it would flatten it). */
+/** Lines up to this size are joined in one reused buffer before decoding; longer ones get their own. */
+const JOIN_REUSE_BYTES = 1024 * 1024;
+let joinBuffer: Uint8Array | undefined;
+
+/**
+ * A line's text. A line that spans several chunks is joined into one buffer (reused up to 1 MiB) and
+ * decoded once: one flat string, where decoding the parts in stream mode made a rope of their texts that
+ * the U+FFFD check and `JSON.parse` then copied whole again (issue 28: the 512 KiB echo).
+ */
 function decodeParts(decoder: TextDecoder, parts: Uint8Array[]): string {
   if (parts.length === 1) return decoder.decode(parts[0]);
-  let text = "";
-  const last = parts.length - 1;
-  for (let i = 0; i <= last; i++) text += decoder.decode(parts[i], { stream: i < last });
-  return text;
+  let size = 0;
+  for (let i = 0; i < parts.length; i++) size += parts[i]!.length;
+  let joined: Uint8Array;
+  if (size > JOIN_REUSE_BYTES) joined = new Uint8Array(size);
+  else {
+    if (joinBuffer === undefined || joinBuffer.length < size) joinBuffer = new Uint8Array(Math.min(JOIN_REUSE_BYTES, Math.max(size, 2 * (joinBuffer?.length ?? 0))));
+    joined = joinBuffer;
+  }
+  let offset = 0;
+  for (let i = 0; i < parts.length; i++) {
+    joined.set(parts[i]!, offset);
+    offset += parts[i]!.length;
+  }
+  return decoder.decode(joined.subarray(0, size));
 }
 
+/** Whitespace-only, judged on the bytes. */
 function isBlank(parts: Uint8Array[]): boolean {
   for (const part of parts) {
     for (let i = 0; i < part.length; i++) {

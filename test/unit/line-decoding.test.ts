@@ -49,3 +49,33 @@ test("a real U+FFFD in valid input is kept; only invalid bytes are refused", () 
   expect(decodeLine([bytes('{"t":"a\uFFFDb"}')])).toEqual({ ok: true, value: { t: "a\uFFFDb" } });
   expect(decodeLine([new Uint8Array([0x22, 0xff, 0x22])]).ok).toBe(false);
 });
+
+describe("lines that span chunks are joined once, in a reused buffer up to 1 MiB (issue 28)", () => {
+  const chunked = (text: string, size: number) => {
+    const whole = bytes(text);
+    const parts: Uint8Array[] = [];
+    for (let i = 0; i < whole.length; i += size) parts.push(whole.subarray(i, Math.min(whole.length, i + size)));
+    return parts;
+  };
+
+  test("a later line never changes an earlier line's text (the buffer is reused, the strings are copies)", () => {
+    const first = decodeLine(chunked(JSON.stringify({ t: "a".repeat(200_000) }), 65_536));
+    const second = decodeLine(chunked(JSON.stringify({ t: "b".repeat(300_000) }), 65_536));
+    const third = decodeLine(chunked(JSON.stringify({ t: "c".repeat(10) }), 4));
+    expect(first).toEqual({ ok: true, value: { t: "a".repeat(200_000) } });
+    expect(second).toEqual({ ok: true, value: { t: "b".repeat(300_000) } });
+    expect(third).toEqual({ ok: true, value: { t: "c".repeat(10) } });
+  });
+
+  test("lines over 1 MiB, multi-byte characters cut at every chunk edge, a real U+FFFD, invalid bytes", () => {
+    const big = "é€😀x".repeat(150_000); // 1.5 MB of UTF-8
+    expect(decodeLine(chunked(JSON.stringify({ t: big }), 65_537))).toEqual({ ok: true, value: { t: big } });
+    for (const size of [1, 2, 3, 5]) expect(decodeLine(chunked('{"t":"β€😀\uFFFD"}', size))).toEqual({ ok: true, value: { t: "β€😀\uFFFD" } });
+    const invalid = [bytes('{"t":"' + "x".repeat(70_000)), new Uint8Array([0xf0, 0x9f]), bytes('"}')];
+    const refused = decodeLine(invalid);
+    expect(refused.ok).toBe(false);
+    expect((refused as { message: string }).message).toStartWith("invalid UTF-8");
+    // The strict decoder is left usable: the next split line decodes.
+    expect(decodeLine(chunked('{"t":"ok€"}', 3))).toEqual({ ok: true, value: { t: "ok€" } });
+  });
+});
