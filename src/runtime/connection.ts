@@ -11,11 +11,11 @@ import { CancellationToken } from "./cancellation.ts";
 import { initializeFailureReply, shutdownFailureReply } from "./failure.ts";
 import { HostSession } from "./host-session.ts";
 import { type Negotiated, negotiate } from "./initialize.ts";
+import type { RequestSide } from "./lazy-host-calls.ts";
 import type { Registry } from "./registry.ts";
 import { type Outcome, Replies } from "./replies.ts";
-import { RequestContext } from "./request-context.ts";
-import { HandlersGate, RequestTable } from "./request-table.ts";
-import { Scheduler } from "./scheduler.ts";
+import type { RequestTable } from "./request-table.ts";
+import type { Scheduler } from "./scheduler.ts";
 import { runInScope } from "./scope.ts";
 import type { Endpoint } from "./serve.ts";
 import { SHUTDOWN_HANDLER_MS, SHUTDOWN_HANDLER_SHARE_MS, SHUTDOWN_REPLY_MS, within } from "./shutdown-budget.ts";
@@ -35,8 +35,11 @@ export interface ConnectionOptions {
   cancelledReplyMs: number;
   /** Called once, after the last frame was flushed: the process should end (status 0). */
   onStop(): void;
-  /** No author code (handlers, hooks) runs before this resolves. */
-  handlersReady?: Promise<void>;
+  /**
+   * The request side (request table, method layer, worker pool), loaded once the initialize reply is
+   * out and stdio is sealed: requests are served from then on, so no handler or hook runs before.
+   */
+  engine: Promise<RequestSide>;
 }
 
 const JSONRPC = "2.0";
@@ -57,27 +60,67 @@ export class Connection implements Endpoint {
   private negotiated: Negotiated | undefined;
   /** Made from them on first use, after the initialize reply went out (see `host`). */
   private hostSession: HostSession | undefined;
-  private readonly scheduler: Scheduler;
   private readonly replies: Replies;
-  private readonly requests: RequestTable;
-  private readonly gate: HandlersGate;
+  /** The request side, once `options.engine` has loaded (the initialize reply needs none of it). */
+  private engine: RequestSide | undefined;
+  private scheduler: Scheduler | undefined;
+  private requests: RequestTable | undefined;
+  /** Why the request side could not be loaded; requests are then refused. */
+  private engineError: string | undefined;
+  /** Frames that arrived after a successful initialize and before the request side: served, in order, once it is there. */
+  private waiting: LineEvent[] | undefined;
+  private readonly engineLoaded: Promise<void>;
   private shutdownDone: Promise<void> | undefined;
   private stopped = false;
 
   constructor(private readonly options: ConnectionOptions) {
-    this.scheduler = new Scheduler(1, options.maxPendingRequests);
     this.replies = new Replies(options.writer, options.logger, options.maxMessageBytes);
-    this.gate = new HandlersGate(options.handlersReady);
-    this.requests = new RequestTable(this.scheduler, this.replies, options.logger, this.gate, options.cancelledReplyMs);
+    this.engineLoaded = options.engine.then(
+      (engine) => this.startEngine(engine),
+      (error: unknown) => this.engineFailed(error),
+    );
   }
 
   /** The outbound engine of the session; `undefined` until a successful initialize. */
   get host(): HostSession | undefined {
     if (this.hostSession === undefined && this.negotiated !== undefined) {
       const { writer, maxMessageBytes, logger, registry, supportedFeatures } = this.options;
-      this.hostSession = new HostSession(this.negotiated, { writer, logger, maxMessageBytes, registry, supportedFeatures, live: this.requests });
+      // Host calls work from the initialize reply on, also before the request side is loaded (no request is live then).
+      const live = { get: (id: RequestId) => this.requests?.get(id) };
+      this.hostSession = new HostSession(this.negotiated, { writer, logger, maxMessageBytes, registry, supportedFeatures, live });
     }
     return this.hostSession;
+  }
+
+  private startEngine(engine: RequestSide): void {
+    const { maxPendingRequests, logger, cancelledReplyMs } = this.options;
+    this.engine = engine;
+    this.scheduler = new engine.scheduler.Scheduler(1, maxPendingRequests);
+    this.requests = new engine.requestTable.RequestTable(this.scheduler, this.replies, logger, cancelledReplyMs);
+    if (this.negotiated !== undefined) this.openRequests(this.negotiated);
+    this.serveWaiting();
+  }
+
+  private engineFailed(error: unknown): void {
+    this.engineError = errorText(error);
+    this.options.logger.error("the request side of the runtime could not be loaded", { error: this.engineError });
+    this.serveWaiting();
+  }
+
+  private serveWaiting(): void {
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    if (waiting) for (const event of waiting) this.receive(event);
+  }
+
+  /** Serve requests under the terms of a successful initialize. */
+  private openRequests(negotiated: Negotiated): void {
+    const { registry, logger } = this.options;
+    this.requests!.open(() => {
+      const host = this.host!;
+      return { registry, negotiated, logger, catalog: host.catalog, host };
+    });
+    this.scheduler!.setConcurrency(negotiated.concurrency);
   }
 
   private get draining(): boolean {
@@ -88,6 +131,7 @@ export class Connection implements Endpoint {
 
   /** Handle one event from the line splitter. */
   receive(event: LineEvent): void {
+    if (this.waiting !== undefined) return void this.waiting.push(event);
     if (event.kind === "oversize") return this.replies.reject(ErrorCode.ParseError, oversizeText(this.options.maxMessageBytes));
     const decoded = event.kind === "text" ? decodeText(event.text) : decodeLine(event.parts);
     if (decoded.ok === "blank") return;
@@ -138,6 +182,7 @@ export class Connection implements Endpoint {
     if (method === "shutdown") return this.beginShutdown(id, params);
     if (this.state === "uninitialized") return this.refuse(id, ErrorCode.InvalidRequest, WIRE_ERRORS.initializeFirst);
     if (this.draining) return this.refuse(id, ErrorCode.ServerError, WIRE_ERRORS.draining);
+    if (this.requests === undefined) return this.refuse(id, ErrorCode.InternalError, `the request side of the runtime could not be loaded: ${this.engineError}`);
     this.requests.admit(id, method, params);
   }
 
@@ -170,12 +215,9 @@ export class Connection implements Endpoint {
     if (!this.replies.write(id, { result })) return;
     // The session is made when first used (a request runs after the seal, so after the reply is out).
     this.negotiated = negotiated;
-    this.requests.open(() => {
-      const host = this.host!;
-      return { registry, negotiated, logger, catalog: host.catalog, host };
-    });
     this.state = "ready";
-    this.scheduler.setConcurrency(negotiated.concurrency);
+    if (this.requests !== undefined) this.openRequests(negotiated);
+    else if (this.engineError === undefined) this.waiting = [];
   }
 
   // ---- cancellation ----------------------------------------------------------
@@ -186,7 +228,7 @@ export class Connection implements Endpoint {
     const target = readId(params);
     if (target.kind !== "valid") return logger.warning("ignored cancellation with invalid id");
     const reason = params.reason === undefined || params.reason === null ? "cancelled" : String(params.reason);
-    if (this.requests.cancel(target.id, reason)) return;
+    if (this.requests?.cancel(target.id, reason)) return;
     this.hostSession?.outbound.cancel(target.id, reason);
   }
 
@@ -199,15 +241,16 @@ export class Connection implements Endpoint {
     if (!negotiated.features.has("lifecycle_events") || !handler || !negotiated.lifecycleEvents.includes(method)) {
       return logger.warning("ignored unnegotiated lifecycle event", { method });
     }
-    if (!this.scheduler.admit()) return logger.warning("dropped lifecycle event because request queue is full", { method });
-    this.scheduler.run(async () => {
+    const scheduler = this.scheduler;
+    if (scheduler === undefined) return logger.warning("ignored lifecycle event: the request side of the runtime could not be loaded", { method });
+    if (!scheduler.admit()) return logger.warning("dropped lifecycle event because request queue is full", { method });
+    scheduler.run(async () => {
       try {
-        if (this.gate.pending) await this.gate.pending;
         await handler(isObject(params) ? params : {});
       } catch (error) {
         logger.error("lifecycle handler failed", { method, error: errorText(error) });
       } finally {
-        this.scheduler.release();
+        scheduler.release();
       }
     });
   }
@@ -237,10 +280,11 @@ export class Connection implements Endpoint {
 
   /** Run `onShutdown` for at most `boundMs`; one still running then is cancelled, logged and left behind. */
   private async runShutdownHandler(handler: NonNullable<Registry["shutdownHandler"]>, id: RequestId, params: JsonObject, boundMs: number): Promise<Outcome> {
+    const host = this.host;
+    if (this.engine === undefined || host === undefined) return { result: {} };
     const scope = { id, method: "shutdown", token: new CancellationToken() };
-    const ctx = new RequestContext(scope, {}, this.host!);
+    const ctx = new this.engine.requestContext.RequestContext(scope, {}, host);
     const run = async () => {
-      if (this.gate.pending) await this.gate.pending;
       await runInScope(scope, () => handler(params, ctx));
     };
     try {
@@ -256,13 +300,15 @@ export class Connection implements Endpoint {
 
   /** stdin reached EOF: the transport is gone (docs/protocol-0.2.md §1.7). */
   async endOfInput(): Promise<void> {
+    // What arrived before the request side is served first (the reader has already stopped).
+    if (this.waiting !== undefined) await this.engineLoaded;
     this.options.logger.info("extension stdin closed");
     const budget = this.options.shutdownTimeoutMs;
     if (this.shutdownDone) {
       // Let an admitted shutdown finish and acknowledge within a bounded budget: its own
       // drain, grace and force-settling fit; a stuck shutdown hook does not extend it.
       await Promise.race([this.shutdownDone, sleep(budget + 2 * this.options.cancellationGraceMs)]);
-      this.requests.settleAll("shutdown");
+      this.requests?.settleAll("shutdown");
       return this.stop("stdin closed while waiting for host response");
     }
     this.state = "draining";
@@ -276,21 +322,24 @@ export class Connection implements Endpoint {
    * `performance.now()` time) when given.
    */
   private async drain(reason: string, budget: number, endBy = Infinity): Promise<void> {
+    const { scheduler, requests } = this;
+    // Nothing was admitted before the request side was there.
+    if (scheduler === undefined || requests === undefined) return;
     const grace = this.options.cancellationGraceMs;
     const left = () => Math.max(0, endBy - performance.now());
-    if (await this.scheduler.whenIdle(Math.max(0, Math.min(budget, left() - grace)))) return;
-    this.requests.cancelAll(reason);
-    if (await this.scheduler.whenIdle(Math.min(grace, left()))) return;
-    this.requests.settleAll(reason);
+    if (await scheduler.whenIdle(Math.max(0, Math.min(budget, left() - grace)))) return;
+    requests.cancelAll(reason);
+    if (await scheduler.whenIdle(Math.min(grace, left()))) return;
+    requests.settleAll(reason);
     // What still holds a slot is lifecycle callbacks: the stop goes on without them.
-    if (this.scheduler.pending > 0) this.options.logger.warning("lifecycle handlers still running at the drain deadline: stopping without them", { count: this.scheduler.pending, reason });
+    if (scheduler.pending > 0) this.options.logger.warning("lifecycle handlers still running at the drain deadline: stopping without them", { count: scheduler.pending, reason });
   }
 
   private async stop(failOutstandingWith: string): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     this.state = "stopped";
-    this.requests.cancelAll("shutdown");
+    this.requests?.cancelAll("shutdown");
     this.hostSession?.outbound.failAll(failOutstandingWith);
     // A host that stopped reading cannot keep the process alive: flush for at most 2 s.
     await Promise.race([this.options.writer.drained(), sleep(FINAL_FLUSH_MS)]);

@@ -8,8 +8,7 @@
 import { ErrorCode, RpcError, errorText } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { WIRE_ERRORS } from "../protocol.ts";
-import { toolErrorResult } from "./results.ts";
-import type { ApiVersion, JsonObject } from "./types.ts";
+import type { JsonObject } from "./types.ts";
 
 /** The error reply for `error`, logging `message` with `fields` when it is not an `RpcError`. */
 export function failureReply(error: unknown, logger: Logger, message: string, fields: JsonObject): RpcError {
@@ -18,12 +17,15 @@ export function failureReply(error: unknown, logger: Logger, message: string, fi
   return new RpcError(ErrorCode.InternalError, WIRE_ERRORS.internal);
 }
 
-/** A tool handler's failure: an `RpcError` is rethrown (an error reply); anything else is an `is_error` result. */
-export function toolFailureResult(error: unknown, logger: Logger, api: ApiVersion, tool: string): unknown {
+/**
+ * A tool handler's failure: an `RpcError` is rethrown (an error reply); anything else is logged and
+ * becomes an `is_error` result carrying only this text (the caller makes it with `toolErrorResult`).
+ */
+export function toolFailureText(error: unknown, logger: Logger, tool: string): string {
   if (error instanceof RpcError) throw error;
   const text = errorText(error);
   logger.error("tool handler failed", { tool, error: text });
-  return toolErrorResult(api, text);
+  return text;
 }
 
 /** A failed `initialize`: its own text (an `RpcError`'s, else the thrown value's), logged. */

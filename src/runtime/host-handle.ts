@@ -19,7 +19,7 @@ import { withHostServices as later } from "./lazy-host-calls.ts";
 import type { HostAccess } from "./host-session.ts";
 import type { PresentationSnapshot } from "./presentation/snapshot-types.ts";
 import type { ProgressEvent } from "./progress.ts";
-import { ActiveRequest } from "./request-table.ts";
+import { ActiveRequest } from "./active-request.ts";
 import type { ResourceRef, ResourceType } from "./resources.ts";
 import type { ContextEntry, JsonObject, NotificationParams, ResourceOwner, StatusEntry, Surface } from "./types.ts";
 

@@ -10,8 +10,8 @@ import { offPathModules } from "./lazy-host-calls.ts";
 import type { ProgressEvent } from "./progress.ts";
 import { apiRefusal, featureRefusal, progressCall } from "./refusals.ts";
 import type { Registry } from "./registry.ts";
-import { ActiveRequest, type LiveRequests } from "./request-table.ts";
-import { toolResult02 } from "./results.ts";
+import { ActiveRequest } from "./active-request.ts";
+import type { LiveRequests } from "./request-table.ts";
 import type { ProgressOptions } from "./host-handle.ts";
 import type { RequestScope } from "./scope.ts";
 import type { ApiVersion, JsonObject } from "./types.ts";
@@ -153,7 +153,7 @@ export class HostSession {
       // octet 0.8.x takes a result snapshot only under a tool call; octet 0.8.0's 0.2 has no such event, so only 0.4 sends it.
       if (this.api !== "0.4") throw apiRefusal('ext.progress({ type: "partial_result" })', "0.4", this.api);
       if (request.method !== "tool/call") throw new RpcError(ErrorCode.InvalidParams, "partial_result progress belongs to a tool call");
-      sent = { type: "partial_result", result: toolResult02(event.result, { api: this.api, outputSchema: undefined, artifacts: this.has("artifacts"), bulk: this.has("bulk_objects_v1") }) };
+      sent = { type: "partial_result", result: offPathModules().results.toolResult02(event.result, { api: this.api, outputSchema: undefined, artifacts: this.has("artifacts"), bulk: this.has("bulk_objects_v1") }) };
     }
     if (request.cancelled) throw cancelledError(request.reason!);
     if (request.settled) throw new RpcError(ErrorCode.ServerError, "request has already settled");

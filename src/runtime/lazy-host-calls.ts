@@ -16,7 +16,16 @@ export interface OffPathModules {
   /** Not host calls, but code only handlers need, reached through {@link offPathModules}: the general walk of tool results (`results.ts`) and progress events other than a status line (`host-session.ts`). */
   checkedResults: typeof import("./checked-tool-result.ts");
   progressEvents: typeof import("./progress.ts");
+  /** Tool results (`partial_result` progress events are made with `toolResult02`). */
+  results: typeof import("./results.ts");
+  /** The request side of a session: `Connection` serves requests once these are loaded (none is needed to answer initialize). */
+  requestTable: typeof import("./request-table.ts");
+  scheduler: typeof import("./scheduler.ts");
+  requestContext: typeof import("./request-context.ts");
 }
+
+/** What `Connection` needs of {@link OffPathModules} to serve requests. */
+export type RequestSide = Pick<OffPathModules, "requestTable" | "scheduler" | "requestContext">;
 
 let loaded: OffPathModules | undefined;
 let loading: Promise<OffPathModules> | undefined;

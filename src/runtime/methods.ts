@@ -3,7 +3,7 @@ import { ErrorCode, RpcError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { type ArgumentIssue, invalidArgumentsText } from "./arguments.ts";
 import type { ToolCatalog } from "./catalog.ts";
-import { failureReply, toolFailureResult } from "./failure.ts";
+import { failureReply, toolFailureText } from "./failure.ts";
 import type { HostSession } from "./host-session.ts";
 import type { Negotiated } from "./initialize.ts";
 import { menuResult } from "./menu.ts";
@@ -82,7 +82,7 @@ function toolSuccess(env: MethodEnv, tool: ToolEntry, value: unknown): unknown {
 }
 
 function toolFailure(env: MethodEnv, tool: ToolEntry, error: unknown): unknown {
-  return toolFailureResult(error, env.logger, env.negotiated.api, tool.definition.name);
+  return results.toolErrorResult(env.negotiated.api, toolFailureText(error, env.logger, tool.definition.name));
 }
 
 function invalidArguments(env: MethodEnv, tool: ToolEntry, issues: readonly ArgumentIssue[]): unknown {

@@ -7,3 +7,8 @@ export * as resourceCalls from "./resource-calls.ts";
 export * as presentation from "./presentation-publisher.ts";
 export * as checkedResults from "./checked-tool-result.ts";
 export * as progressEvents from "./progress.ts";
+export * as results from "./results.ts";
+// The request side of a session (`Connection` serves requests with it once it is there; docs/design.md).
+export * as requestTable from "./request-table.ts";
+export * as scheduler from "./scheduler.ts";
+export * as requestContext from "./request-context.ts";

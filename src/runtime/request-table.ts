@@ -3,71 +3,16 @@ import { ErrorCode, RpcError, cancelledError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { WIRE_ERRORS } from "../protocol.ts";
 import type { RequestId } from "../wire/ids.ts";
-import { CancellationToken } from "./cancellation.ts";
+import { ActiveRequest } from "./active-request.ts";
 import { failureReply } from "./failure.ts";
-import type { HostSession } from "./host-session.ts";
 import { dispatch, isThenable, type MethodEnv, methodFor } from "./methods.ts";
 import type { Outcome, Replies } from "./replies.ts";
 import type { Scheduler } from "./scheduler.ts";
-
-/**
- * An admitted host request, from admission until its one reply is handed to
- * the writer. It is its own cancellation token and its own ambient scope
- * (one object per request on the hot path).
- */
-export class ActiveRequest extends CancellationToken {
-  settled = false;
-  /** The handler was called. */
-  started = false;
-  /** Answered -32800 while its handler kept running; its worker slot was lent out (see `abandonStuck`). */
-  abandoned = false;
-  /** Last `$/progress` sequence sent for it (sequences start at 1). */
-  progressSequence = 0;
-  /** Cancelled or answered: no more progress (a plain field, read once per `$/progress`). */
-  ended = false;
-  /** The session that writes this request's `$/progress` fast (numeric id, `request_progress` negotiated); set when dispatched. */
-  progressSession: HostSession | undefined;
-  /** Callbacks for after the reply (see `RequestScope.afterReply`); rare, so made on first use. */
-  replied: ((succeeded: boolean, result: unknown) => void)[] | undefined;
-
-  constructor(
-    readonly id: RequestId,
-    readonly method: string,
-    readonly params: unknown,
-  ) {
-    super();
-  }
-
-  afterReply(callback: (succeeded: boolean, result: unknown) => void): void {
-    if (this.settled) throw new Error("the request has already been answered");
-    (this.replied ??= []).push(callback);
-  }
-
-  override cancel(reason: string): boolean {
-    this.ended = true;
-    return super.cancel(reason);
-  }
-
-  /** The ambient-scope shape (`RequestScope`): the request is its own token. */
-  get token(): CancellationToken {
-    return this;
-  }
-}
 
 /** The narrow lookup `HostSession` has into the table (progress, the parent rule). */
 export interface LiveRequests {
   /** The admitted request with `id` that is not yet answered. */
   get(id: RequestId): ActiveRequest | undefined;
-}
-
-/** Resolves once author code may run (fds sealed); then `pending` is `undefined`, so the common path awaits nothing. */
-export class HandlersGate {
-  pending: Promise<void> | undefined;
-  constructor(ready: Promise<void> | undefined) {
-    this.pending = ready?.then(() => {
-      this.pending = undefined;
-    });
-  }
 }
 
 /**
@@ -85,7 +30,6 @@ export class RequestTable implements LiveRequests {
     private readonly scheduler: Scheduler,
     private readonly replies: Replies,
     private readonly logger: Logger,
-    private readonly gate: HandlersGate,
     private readonly cancelledReplyMs: number,
   ) {}
 
@@ -121,7 +65,6 @@ export class RequestTable implements LiveRequests {
    * the common path spends no promise; a promise otherwise (the scheduler waits).
    */
   private execute(request: ActiveRequest): void | Promise<void> {
-    if (this.gate.pending) return this.gate.pending.then(() => this.execute(request));
     if (request.settled) return;
     if (request.cancelled) return this.settle(request, { error: cancelledError(request.reason!) });
     let result: unknown;

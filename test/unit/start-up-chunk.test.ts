@@ -1,7 +1,8 @@
 /**
  * `octet-extension build` compiles with `--splitting` (issue 28): the code the start-up loads is the
- * entry chunk and the chunks it imports statically. API 0.3's engine and the host calls off the hot
- * path are dynamic imports, so they must stay out of it (each KB loaded costs cold start).
+ * entry chunk and the chunks it imports statically. API 0.3's engine, the host calls off the hot
+ * path and the request side of a session are dynamic imports, so they must stay out of it (each KB
+ * loaded costs cold start).
  */
 import { expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -23,6 +24,12 @@ const LAZY = {
   "progress.ts": "progress output stream must be stdout or stderr",
   // Re-exported by the package index only: src/package.json's `sideEffects` lets the bundler leave it out.
   "diagnostics.ts": "related entries are {message, location}",
+  // The request side: loaded once the initialize reply is out (Connection holds what arrives meanwhile).
+  "request-table.ts": "cancelled handler finished after its reply",
+  "methods.ts": "command arguments must be an array",
+  "menu.ts": "a menu level may recommend at most one item",
+  "session-hooks.ts": "session hooks cannot add prompt context",
+  "results.ts": "value must be JSON of at most 16 KiB",
 };
 
 test("the start-up chunks hold none of the lazily loaded modules; the build holds all of them", async () => {
