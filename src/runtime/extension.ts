@@ -75,8 +75,12 @@ export class Extension extends DeprecatedNames implements Host {
   private readonly options: ResolvedOptions;
   private connection: Connection | undefined;
   private running = false;
-  /** The host calls, made from the ambient request (`currentScope`). */
-  private readonly calls: Host;
+  private readonly access: HostAccess;
+  private callsMade: Host | undefined;
+  /** The host calls, made from the ambient request (`currentScope`); made on first use (nothing before the initialize reply needs them). */
+  private get calls(): Host {
+    return (this.callsMade ??= hostHandle(this.access));
+  }
 
   constructor(options: ExtensionOptions = {}) {
     super();
@@ -88,8 +92,7 @@ export class Extension extends DeprecatedNames implements Host {
     this.apiVersion = canonical ? "0.3" : legacy;
     if (options.handleUncaught !== false) installErrorLogging(this.log);
     this.registry = new Registry(legacy);
-    const access: HostAccess = { api: legacy, registry: this.registry, session: () => this.hostSession(), current: () => this.connection?.host, caller: currentScope };
-    this.calls = hostHandle(access);
+    this.access = { api: legacy, registry: this.registry, session: () => this.hostSession(), current: () => this.connection?.host, caller: currentScope };
     this.options = resolveOptions(options);
     // The canonical engine is loaded only on API 0.3: the other versions do not pay its start-up.
     this.v03 = canonical ? new (canonicalEngine())(this.log, options, this.options) : undefined;
