@@ -1,7 +1,8 @@
 import { closeSync, constants, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LineSplitter, lineBytes } from "../src/wire/line-splitter.ts";
+import { lineBytes } from "../src/wire/line-bytes.ts";
+import { LineSplitter } from "../src/wire/line-splitter.ts";
 
 /**
  * A pipe pair as octet's host makes them (Bun.spawn's "pipe" is a socket

@@ -1,5 +1,5 @@
 import { MAX_MESSAGE_BYTES } from "../protocol.ts";
-import { lineBytes } from "../wire/line-splitter.ts";
+import { lineBytes } from "../wire/line-bytes.ts";
 
 /** What {@link HostLineReader} reports. */
 export type HostReadEvent =

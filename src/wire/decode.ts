@@ -1,4 +1,5 @@
 import { parseJson } from "./json.ts";
+import { lineBytes } from "./line-bytes.ts";
 
 /** A decoded inbound line: a JSON value, or the `-32700` parse error to answer. */
 export type Decoded = { ok: true; value: unknown } | { ok: false; message: string } | { ok: "blank" };
@@ -65,31 +66,18 @@ function isBlankText(text: string): boolean {
   return true;
 }
 
-/** Lines up to this size are joined in one reused buffer before decoding; longer ones get their own. */
-const JOIN_REUSE_BYTES = 1024 * 1024;
+/** Made by the first line that spans chunks: lines up to its size are joined in it, longer ones get their own buffer. */
 let joinBuffer: Uint8Array | undefined;
+const JOIN_BUFFER_BYTES = 1024 * 1024;
 
 /**
- * A line's text. A line that spans several chunks is joined into one buffer (reused up to 1 MiB) and
- * decoded once: one flat string, where decoding the parts in stream mode made a rope of their texts that
- * the U+FFFD check and `JSON.parse` then copied whole again (issue 28: the 512 KiB echo).
+ * A line's text. A line that spans several chunks is joined into one buffer (`lineBytes`) and
+ * decoded once: one flat string, where decoding the parts in stream mode made a rope of their texts
+ * that the U+FFFD check and `JSON.parse` then copied whole again (issue 28: the 512 KiB echo).
  */
 function decodeParts(decoder: TextDecoder, parts: Uint8Array[]): string {
   if (parts.length === 1) return decoder.decode(parts[0]);
-  let size = 0;
-  for (let i = 0; i < parts.length; i++) size += parts[i]!.length;
-  let joined: Uint8Array;
-  if (size > JOIN_REUSE_BYTES) joined = new Uint8Array(size);
-  else {
-    if (joinBuffer === undefined || joinBuffer.length < size) joinBuffer = new Uint8Array(Math.min(JOIN_REUSE_BYTES, Math.max(size, 2 * (joinBuffer?.length ?? 0))));
-    joined = joinBuffer;
-  }
-  let offset = 0;
-  for (let i = 0; i < parts.length; i++) {
-    joined.set(parts[i]!, offset);
-    offset += parts[i]!.length;
-  }
-  return decoder.decode(joined.subarray(0, size));
+  return decoder.decode(lineBytes(parts, (joinBuffer ??= new Uint8Array(JOIN_BUFFER_BYTES))));
 }
 
 /** Whitespace-only, judged on the bytes. */

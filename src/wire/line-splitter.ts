@@ -6,7 +6,7 @@ import { asciiText } from "./decode.ts";
  * `limit` bytes is reported once as oversize and discarded through the next
  * LF without being buffered. A line is delivered as the views of the chunks
  * it spans (no copy; stream chunks are fresh buffers, so the caller must not
- * reuse a chunk's memory after pushing it); {@link lineBytes} joins them.
+ * reuse a chunk's memory after pushing it); `lineBytes` (line-bytes.ts) joins them.
  */
 export type SplitEvent =
   | { kind: "line"; parts: Uint8Array[] }
@@ -135,19 +135,4 @@ export class TextLineSplitter {
       start = lf + 1;
     }
   }
-}
-
-/** The bytes of a line as one array (copies only when it spans several chunks). */
-export function lineBytes(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  if (parts.length === 0) return new Uint8Array(0);
-  let size = 0;
-  for (const part of parts) size += part.length;
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }

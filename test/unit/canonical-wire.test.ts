@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { CanonicalFrameError, decodeCanonicalFrame } from "../../src/wire/canonical-decode.ts";
 import { CanonicalBoundError, CanonicalValueError, compareCodePoints, encodeCanonical, encodeCanonicalFrame, MAX_PORTABLE_INTEGER } from "../../src/wire/canonical-frame.ts";
 import { CanonicalFramer } from "../../src/wire/canonical-framer.ts";
-import { lineBytes, type SplitEvent } from "../../src/wire/line-splitter.ts";
+import { lineBytes } from "../../src/wire/line-bytes.ts";
+import type { SplitEvent } from "../../src/wire/line-splitter.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const decodeText = (text: string) => decodeCanonicalFrame(bytes(text));

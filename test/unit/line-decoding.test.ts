@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { decodeLine } from "../../src/wire/decode.ts";
-import { LineSplitter, lineBytes, type SplitEvent } from "../../src/wire/line-splitter.ts";
+import { lineBytes } from "../../src/wire/line-bytes.ts";
+import { LineSplitter, type SplitEvent } from "../../src/wire/line-splitter.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

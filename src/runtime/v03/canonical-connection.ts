@@ -5,7 +5,8 @@ import { CanonicalFrameError, decodeCanonicalFrame } from "../../wire/canonical-
 import { CanonicalBoundError, CanonicalValueError, encodeCanonicalFrame, MAX_CANONICAL_FRAME_BYTES } from "../../wire/canonical-frame.ts";
 import { CanonicalFramer } from "../../wire/canonical-framer.ts";
 import type { FrameWriter } from "../../wire/frame-writer.ts";
-import { lineBytes, type SplitEvent } from "../../wire/line-splitter.ts";
+import { lineBytes } from "../../wire/line-bytes.ts";
+import type { SplitEvent } from "../../wire/line-splitter.ts";
 import { invalidArgumentsText } from "../arguments.ts";
 import { CancellationToken } from "../cancellation.ts";
 import { runInScope } from "../scope.ts";
