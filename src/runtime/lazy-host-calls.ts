@@ -1,10 +1,11 @@
 /**
  * The host calls off the hot path (`ext.user.confirm`, `ext.agents.*`, `ext.session.*`,
- * `ext.tools.register`, `ext.resources.export`, `ext.presentation.publish`, …), loaded as a
- * separate chunk when compiled with `--splitting` (as `octet-extension build` does): the start-up
- * loads less code. `run()` loads them once initialize was answered and holds every handler until
- * they are there (docs/performance.md), so a handler's calls start as synchronously as a static
- * import's would; only a call before that (none in practice) waits for the load.
+ * `ext.tools.register`, `ext.resources.export`, `ext.presentation.publish`, …) and the request side
+ * of a session (request table, method layer, worker pool), loaded as a separate chunk when compiled
+ * with `--splitting` (as `octet-extension build` does): the start-up loads less code. `run()` loads
+ * them once initialize was answered; `Connection` serves no request before they are there
+ * (docs/design.md), so a handler's calls start as synchronously as a static import's would; only a
+ * call before that (none in practice) waits for the load.
  */
 export interface OffPathModules {
   services: typeof import("./services.ts");
