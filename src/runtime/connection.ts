@@ -43,6 +43,12 @@ export interface ConnectionOptions {
 }
 
 const JSONRPC = "2.0";
+/**
+ * Frames held while the request side loads, at most (characters or bytes). The load takes
+ * milliseconds once the initialize reply is flushed; only a host that never reads that reply and
+ * keeps writing reaches this, and its further requests are refused as a full queue.
+ */
+const HELD_FRAMES_MAX = 4 * 1024 * 1024;
 /** How long the final flush may take before the process ends anyway (docs/protocol-0.2.md §8.8 step 6). */
 const FINAL_FLUSH_MS = 2_000;
 
@@ -69,6 +75,7 @@ export class Connection implements Endpoint {
   private engineError: string | undefined;
   /** Frames that arrived after a successful initialize and before the request side: served, in order, once it is there. */
   private waiting: LineEvent[] | undefined;
+  private waitingSize = 0;
   private readonly engineLoaded: Promise<void>;
   private shutdownDone: Promise<void> | undefined;
   private stopped = false;
@@ -107,9 +114,24 @@ export class Connection implements Endpoint {
     this.serveWaiting();
   }
 
+  /** Hold a frame until the request side is there; past {@link HELD_FRAMES_MAX}, a request is refused as a full queue and anything else dropped. */
+  private hold(event: LineEvent): void {
+    const size = event.kind === "text" ? event.text.length : event.kind === "oversize" ? 0 : event.parts.reduce((sum, part) => sum + part.length, 0);
+    if (this.waitingSize + size <= HELD_FRAMES_MAX) {
+      this.waitingSize += size;
+      this.waiting!.push(event);
+      return;
+    }
+    const decoded = event.kind === "text" ? decodeText(event.text) : event.kind === "oversize" ? undefined : decodeLine(event.parts);
+    const id = decoded?.ok === true && isObject(decoded.value) && "method" in decoded.value ? readId(decoded.value) : undefined;
+    if (id?.kind === "valid") return this.refuse(id.id, ErrorCode.ServerError, WIRE_ERRORS.queueFull);
+    this.options.logger.warning("dropped a frame: the host keeps writing while the initialize reply is not read");
+  }
+
   private serveWaiting(): void {
     const waiting = this.waiting;
     this.waiting = undefined;
+    this.waitingSize = 0;
     if (waiting) for (const event of waiting) this.receive(event);
   }
 
@@ -131,7 +153,7 @@ export class Connection implements Endpoint {
 
   /** Handle one event from the line splitter. */
   receive(event: LineEvent): void {
-    if (this.waiting !== undefined) return void this.waiting.push(event);
+    if (this.waiting !== undefined) return this.hold(event);
     if (event.kind === "oversize") return this.replies.reject(ErrorCode.ParseError, oversizeText(this.options.maxMessageBytes));
     const decoded = event.kind === "text" ? decodeText(event.text) : decodeLine(event.parts);
     if (decoded.ok === "blank") return;

@@ -1,13 +1,14 @@
 /**
  * `Connection` serves requests once the request side (the off-path chunk) has loaded. Should that
  * load fail, initialize is still answered, every request is refused `-32603` naming the failure,
- * the failure is logged, and shutdown and EOF still end the session. In-process: the connection is
- * fed decoded lines and its writer is read back.
+ * the failure is logged, and shutdown and EOF still end the session. What it holds meanwhile is
+ * bounded. In-process: the connection is fed decoded lines and its writer is read back.
  */
 import { expect, test } from "bun:test";
 import { Logger } from "../../src/log.ts";
 import { SUPPORTED_FEATURES } from "../../src/protocol.ts";
 import { Connection } from "../../src/runtime/connection.ts";
+import { offPathModules, type RequestSide } from "../../src/runtime/lazy-host-calls.ts";
 import { Registry } from "../../src/runtime/registry.ts";
 import { FrameWriter } from "../../src/wire/frame-writer.ts";
 
@@ -19,7 +20,7 @@ const initialize = JSON.stringify({
 });
 const call = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "tool/call", params: { name: "echo", arguments: {} } });
 
-function session(engine: Promise<never>) {
+function session(engine: Promise<RequestSide>) {
   const frames: Record<string, unknown>[] = [];
   const logs: Record<string, unknown>[] = [];
   const writer = new FrameWriter({ write: (chunk) => (frames.push(...String(chunk).split("\n").filter(Boolean).map((line) => JSON.parse(line))), 0), flush: () => 0 });
@@ -27,7 +28,7 @@ function session(engine: Promise<never>) {
   let handlerRan = false;
   registry.addTool({ name: "echo", description: "Echo" }, () => {
     handlerRan = true;
-    return "never";
+    return "ok";
   });
   registry.freeze();
   let stopped = false;
@@ -51,7 +52,7 @@ function session(engine: Promise<never>) {
 const refusal = { code: -32603, message: "the request side of the runtime could not be loaded: chunk missing" };
 
 test("a request side that cannot load: initialize answered, requests refused -32603 naming why, shutdown still ends the session", async () => {
-  const { promise, reject } = Promise.withResolvers<never>();
+  const { promise, reject } = Promise.withResolvers<RequestSide>();
   const s = session(promise);
   s.connection.receive({ kind: "text", text: initialize });
   // Arrives before the load has failed: held, then refused in order.
@@ -77,4 +78,27 @@ test("a request side that cannot load: EOF still ends the session", async () => 
   await s.connection.endOfInput();
   expect(s.frames.map((frame) => frame.id)).toEqual([1]);
   expect(s.stopped()).toBe(true);
+});
+
+test("held frames are bounded: past 4 MiB a request is refused as a full queue; the held ones are served once the request side is there", async () => {
+  const { promise, resolve } = Promise.withResolvers<RequestSide>();
+  const s = session(promise);
+  s.connection.receive({ kind: "text", text: initialize });
+  // 64 KiB frames: 64 of them fill the 4 MiB.
+  const padded = (id: number) => {
+    const frame = call(id);
+    return frame.replace('"arguments":{}', `"arguments":{"pad":"${"x".repeat(65_536 - frame.length - 8)}"}`);
+  };
+  expect(padded(2).length).toBe(65_536);
+  for (let id = 2; id <= 70; id++) s.connection.receive({ kind: "text", text: padded(id) });
+  await Bun.sleep(5);
+  // ids 66..70 did not fit: refused at once, before anything held is served.
+  expect(s.frames.map((frame) => frame.id)).toEqual([1, 66, 67, 68, 69, 70]);
+  for (const frame of s.frames.slice(1)) expect(frame.error).toEqual({ code: -32000, message: "extension request queue is full" });
+  resolve(offPathModules());
+  await Bun.sleep(20);
+  const answered = s.frames.slice(6).map((frame) => frame.id);
+  expect(answered).toEqual(Array.from({ length: 64 }, (_, i) => i + 2));
+  for (const frame of s.frames.slice(6)) expect(frame.result).toEqual({ content: [{ type: "text", text: "ok" }], is_error: false, metadata: {} });
+  expect(s.handlerRan()).toBe(true);
 });
