@@ -165,16 +165,15 @@ export class Connection implements Endpoint {
     if (!isObject(value)) return this.replies.reject(ErrorCode.InvalidRequest, WIRE_ERRORS.notObject);
     if (value.jsonrpc !== JSONRPC) return this.replies.reject(ErrorCode.InvalidRequest, WIRE_ERRORS.notJsonRpc2);
     const id = readId(value);
-    const echo = id.kind === "valid" ? wireId(id.id) : id.kind === "invalid" ? id.echo : null;
     if (!("method" in value)) {
       if (id.kind !== "absent" && ("result" in value || "error" in value)) return this.routeResponse(value, id);
-      return this.replies.reject(ErrorCode.InvalidRequest, WIRE_ERRORS.notRequest, echo);
+      return this.replies.reject(ErrorCode.InvalidRequest, WIRE_ERRORS.notRequest, echoOf(id));
     }
     const method = value.method;
-    if (typeof method !== "string" || method === "") return this.replies.reject(ErrorCode.InvalidRequest, WIRE_ERRORS.methodNotString, echo);
+    if (typeof method !== "string" || method === "") return this.replies.reject(ErrorCode.InvalidRequest, WIRE_ERRORS.methodNotString, echoOf(id));
     const params = value.params === undefined ? {} : value.params;
     if (id.kind === "absent") return this.routeNotification(method, params);
-    if (id.kind === "invalid") return this.replies.reject(ErrorCode.InvalidRequest, WIRE_ERRORS.badId, echo);
+    if (id.kind === "invalid") return this.replies.reject(ErrorCode.InvalidRequest, WIRE_ERRORS.badId, echoOf(id));
     this.routeRequest(id.id, method, params);
   }
 
@@ -367,6 +366,11 @@ export class Connection implements Endpoint {
     await Promise.race([this.options.writer.drained(), sleep(FINAL_FLUSH_MS)]);
     this.options.onStop();
   }
+}
+
+/** The id an error reply to an unroutable message carries: its own when valid or echoable, else null. */
+function echoOf(id: ReturnType<typeof readId>): unknown {
+  return id.kind === "valid" ? wireId(id.id) : id.kind === "invalid" ? id.echo : null;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -57,8 +57,10 @@ export class RequestTable implements LiveRequests {
     }
     const request = new ActiveRequest(id, method, params);
     this.active.set(id, request);
-    this.scheduler.run(() => this.execute(request));
+    this.scheduler.run(this.executeQueued, request);
   }
+
+  private readonly executeQueued = (request: ActiveRequest): void | Promise<void> => this.execute(request);
 
   /**
    * Run one admitted request to its reply. Synchronous when the handler is, so

@@ -6,7 +6,9 @@
 export class Scheduler {
   private admitted = 0;
   private running = 0;
-  private queue: (() => void | Promise<void>)[] = [];
+  /** Queued jobs as pairs: the function, then its argument (no closure per request). */
+  private queue: unknown[] = [];
+  private head = 0;
   private idleWaiters: (() => void)[] = [];
 
   constructor(
@@ -36,10 +38,13 @@ export class Scheduler {
    * Queue a job for a worker; a job that returns no promise finished
    * synchronously. Jobs start from a microtask, never inside the caller, so
    * the reader only queues: every frame of a chunk is routed (a cancel
-   * included) before any handler runs.
+   * included) before any handler runs. `argument` is passed to `job`, so a caller can queue one
+   * shared function per kind of job instead of a closure per job.
    */
-  run(job: () => void | Promise<void>): void {
-    this.queue.push(job);
+  run<T>(job: (argument: T) => void | Promise<void>, argument: T): void;
+  run(job: () => void | Promise<void>): void;
+  run(job: (argument: unknown) => void | Promise<void>, argument?: unknown): void {
+    this.queue.push(job, argument);
     if (!this.startScheduled) {
       this.startScheduled = true;
       queueMicrotask(this.startQueued);
@@ -85,17 +90,29 @@ export class Scheduler {
   }
 
   private startMore(): void {
-    while (this.running < this.concurrency && this.queue.length > 0) {
-      const job = this.queue.shift()!;
+    const queue = this.queue;
+    while (this.running < this.concurrency && this.head < queue.length) {
+      const job = queue[this.head] as (argument: unknown) => void | Promise<void>;
+      const argument = queue[this.head + 1];
+      queue[this.head] = queue[this.head + 1] = undefined;
+      this.head += 2;
       this.running++;
       let pending: void | Promise<void>;
       try {
-        pending = job();
+        pending = job(argument);
       } catch {
         pending = undefined;
       }
       if (pending) pending.then(this.jobDone, this.jobDone);
       else this.running--;
+    }
+    // Drained: start the list over (a queue that keeps some jobs waiting is compacted once it is mostly spent).
+    if (this.head === queue.length) {
+      queue.length = 0;
+      this.head = 0;
+    } else if (this.head >= 1024 && this.head * 2 >= queue.length) {
+      queue.splice(0, this.head);
+      this.head = 0;
     }
   }
 

@@ -23,13 +23,16 @@ let storage: AsyncLocalStorage<RequestScope> | undefined;
  */
 export let running: RequestScope | undefined;
 
-/** Run `fn(...args)` with `scope` as the ambient host request. */
-export function runInScope<A extends unknown[], T>(scope: RequestScope, fn: (...args: A) => T, ...args: A): T {
+/** Run `fn(a, b, c)` with `scope` as the ambient host request (fixed arity: no rest array per request). */
+export function runInScope<T>(scope: RequestScope, fn: () => T): T;
+export function runInScope<A, T>(scope: RequestScope, fn: (a: A) => T, a: A): T;
+export function runInScope<A, B, C, T>(scope: RequestScope, fn: (a: A, b: B, c: C) => T, a: A, b: B, c: C): T;
+export function runInScope<T>(scope: RequestScope, fn: (a?: unknown, b?: unknown, c?: unknown) => T, a?: unknown, b?: unknown, c?: unknown): T {
   storage ??= new (require("node:async_hooks") as typeof import("node:async_hooks")).AsyncLocalStorage<RequestScope>();
   const outer = running;
   running = scope;
   try {
-    return storage.run(scope, fn, ...args);
+    return storage.run(scope, fn, a, b, c);
   } finally {
     running = outer;
   }

@@ -50,7 +50,8 @@ export function asciiText(bytes: Uint8Array): string | undefined {
 
 /** Decode a line the splitter already decoded (ASCII, so valid UTF-8): JSON, or blank. */
 export function decodeText(text: string): Decoded {
-  if (isBlankText(text)) return { ok: "blank" };
+  // A frame starts with `{`: only other lines are looked at whole.
+  if (text.charCodeAt(0) !== 123 && isBlankText(text)) return { ok: "blank" };
   try {
     return { ok: true, value: parseJson(text) };
   } catch (error) {

@@ -28,15 +28,33 @@ const PRECHECK_MAX_CHARS = 64 * 1024;
 /**
  * {@link mayHoldNonCanonicalNumber} as one native call, for every frame after
  * the first: the first (the host's initialize) takes the loop, so that no
- * regular expression is compiled before the initialize reply.
+ * regular expression is compiled before the initialize reply. Global, so that
+ * a search can start past {@link FRAME_PREFIX}; `lastIndex` is set before each use.
  */
-export const NON_CANONICAL_NUMBER = /[:,[][ \t\n\r]*(?:-?[0-9]+[.eE]|-?[0-9]{16}|-0\b)/;
+export const NON_CANONICAL_NUMBER = /[:,[][ \t\n\r]*(?:-?[0-9]+[.eE]|-?[0-9]{16}|-0\b)/g;
+/**
+ * What every hit of {@link NON_CANONICAL_NUMBER} contains: a digit followed by `.`, `e`, `E` or 15
+ * more digits, or `-0`. It starts at far fewer characters than the delimiters, so it rules out a
+ * typical request in ~100 ns where the full expression takes ~250 ns (as long as `JSON.parse` itself).
+ */
+const NUMBER_HINT = /[0-9](?:[.eE]|[0-9]{15})|-0\b/g;
+/** How nearly every frame starts; it holds no number token, so the searches start after it. */
+const FRAME_PREFIX = '{"jsonrpc":"2.0"';
 let framesParsed = 0;
 
 /** Parse one frame's text. Throws `SyntaxError` like `JSON.parse`. */
 export function parseJson(text: string): unknown {
-  if (text.length <= PRECHECK_MAX_CHARS && !(framesParsed++ === 0 ? mayHoldNonCanonicalNumber(text) : NON_CANONICAL_NUMBER.test(text))) return JSON.parse(text);
+  if (text.length <= PRECHECK_MAX_CHARS && !(framesParsed++ === 0 ? mayHoldNonCanonicalNumber(text) : laterFrameMayHoldNonCanonicalNumber(text))) return JSON.parse(text);
   return JSON.parse(text, revive as (key: string, value: unknown) => unknown);
+}
+
+/** {@link NON_CANONICAL_NUMBER}'s verdict on `text`, searched only where {@link NUMBER_HINT} finds a candidate. */
+export function laterFrameMayHoldNonCanonicalNumber(text: string): boolean {
+  const from = text.startsWith(FRAME_PREFIX) ? FRAME_PREFIX.length : 0;
+  NUMBER_HINT.lastIndex = from;
+  if (!NUMBER_HINT.test(text)) return false;
+  NON_CANONICAL_NUMBER.lastIndex = from;
+  return NON_CANONICAL_NUMBER.test(text);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mayHoldNonCanonicalNumber, NON_CANONICAL_NUMBER, numberSource, parseJson, readInteger } from "../../src/wire/json.ts";
+import { laterFrameMayHoldNonCanonicalNumber, mayHoldNonCanonicalNumber, NON_CANONICAL_NUMBER, numberSource, parseJson, readInteger } from "../../src/wire/json.ts";
 
 describe("lossless JSON decoding (src/wire/json.ts)", () => {
   test("integers that do not round-trip keep their source; ordinary frames take the fast path unchanged", () => {
@@ -56,6 +56,29 @@ describe("the pre-check that picks the lossless path (mayHoldNonCanonicalNumber)
       if (next() < 0.3) text += ":" + "1".repeat(14 + Math.floor(next() * 4));
       expect({ text, hit: mayHoldNonCanonicalNumber(text) }).toEqual({ text, hit: REFERENCE.test(text) });
     }
+  });
+
+  test("the check later frames use agrees with the reference, with and without the usual frame start", () => {
+    const alphabet = ['"', ":", ",", "[", "]", "{", "}", " ", "\t", "\n", "-", "0", "1", "9", ".", "e", "E", "x", "_", "a"];
+    let seed = 7;
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    let hits = 0;
+    for (let n = 0; n < 20_000; n++) {
+      let text = next() < 0.5 ? '{"jsonrpc":"2.0"' : "";
+      const length = 1 + Math.floor(next() * 24);
+      for (let i = 0; i < length; i++) text += alphabet[Math.floor(next() * alphabet.length)];
+      if (next() < 0.3) text += ":" + "1".repeat(14 + Math.floor(next() * 4));
+      const expected = REFERENCE.test(text);
+      if (expected) hits++;
+      expect({ text, hit: laterFrameMayHoldNonCanonicalNumber(text) }).toEqual({ text, hit: expected });
+      // Called twice in a row: the global expressions' positions are reset, not carried over.
+      expect({ text, hit: laterFrameMayHoldNonCanonicalNumber(text) }).toEqual({ text, hit: expected });
+    }
+    expect(hits).toBeGreaterThan(1_000);
+    // Digits before a dot inside strings are no number token: the fast path stays.
+    expect(laterFrameMayHoldNonCanonicalNumber('{"jsonrpc":"2.0","id":3,"params":{"text":"v2.0 and x3.5e2"}}')).toBe(false);
+    expect(laterFrameMayHoldNonCanonicalNumber('{"jsonrpc":"2.0","id":3.0}')).toBe(true);
+    expect(laterFrameMayHoldNonCanonicalNumber('{"jsonrpc":"2.0","id":1,"n":[7,-0]}')).toBe(true);
   });
 
   test("the expression later frames use is the reference, and parsing keeps sources on every frame, not only the first", () => {
