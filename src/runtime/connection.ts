@@ -9,7 +9,8 @@ import { readInteger } from "../wire/json.ts";
 import type { LineEvent } from "../wire/line-splitter.ts";
 import { CancellationToken } from "./cancellation.ts";
 import { initializeFailureReply, shutdownFailureReply } from "./failure.ts";
-import { HostSession } from "./host-session.ts";
+import type { HostSession } from "./host-session.ts";
+import { hostSessionModule } from "./lazy-modules.ts";
 import { type Negotiated, negotiate } from "./initialize.ts";
 import type { RequestSide } from "./lazy-host-calls.ts";
 import type { Registry } from "./registry.ts";
@@ -94,7 +95,7 @@ export class Connection implements Endpoint {
       const { writer, maxMessageBytes, logger, registry, supportedFeatures } = this.options;
       // Host calls work from the initialize reply on, also before the request side is loaded (no request is live then).
       const live = { get: (id: RequestId) => this.requests?.get(id) };
-      this.hostSession = new HostSession(this.negotiated, { writer, logger, maxMessageBytes, registry, supportedFeatures, live });
+      this.hostSession = new (hostSessionModule().HostSession)(this.negotiated, { writer, logger, maxMessageBytes, registry, supportedFeatures, live });
     }
     return this.hostSession;
   }

@@ -9,7 +9,8 @@ import { Connection } from "./connection.ts";
 import { DeprecatedNames } from "./deprecated-names.ts";
 import type { FlagValue } from "./flags.ts";
 import { loadHostServices } from "./lazy-host-calls.ts";
-import { type Host, hostHandle, NO_PROGRESS_OPTIONS, type ProgressOptions } from "./host-handle.ts";
+import { hostHandleModule } from "./lazy-modules.ts";
+import type { Host, ProgressOptions } from "./host-handle.ts";
 import type { HostAccess, HostSession } from "./host-session.ts";
 import { type ExtensionOptions, type ResolvedOptions, resolveApiVersion, resolveOptions } from "./options.ts";
 import type { ProgressEvent } from "./progress.ts";
@@ -79,7 +80,7 @@ export class Extension extends DeprecatedNames implements Host {
   private callsMade: Host | undefined;
   /** The host calls, made from the ambient request (`currentScope`); made on first use (nothing before the initialize reply needs them). */
   private get calls(): Host {
-    return (this.callsMade ??= hostHandle(this.access));
+    return (this.callsMade ??= hostHandleModule().hostHandle(this.access));
   }
 
   constructor(options: ExtensionOptions = {}) {
@@ -296,7 +297,7 @@ export class Extension extends DeprecatedNames implements Host {
     // The common case (a status line from the running handler) without the general checks' calls.
     const scope = running ?? currentScope();
     if (typeof messageOrEvent === "string" && scope instanceof ActiveRequest && scope.progressSession !== undefined) {
-      const sent = scope.progressSession.statusProgress(scope, messageOrEvent, options ?? NO_PROGRESS_OPTIONS);
+      const sent = scope.progressSession.statusProgress(scope, messageOrEvent, options);
       if (sent !== undefined) return sent;
     }
     return this.calls.progress(messageOrEvent, options);

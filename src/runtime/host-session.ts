@@ -16,6 +16,9 @@ import type { ProgressOptions } from "./host-handle.ts";
 import type { RequestScope } from "./scope.ts";
 import type { ApiVersion, JsonObject } from "./types.ts";
 
+
+/** `statusProgress` without options (called in loops: one shared object). */
+const NO_STATUS_OPTIONS: ProgressOptions = Object.freeze({});
 /** The host request a call is made from (its handler's), if any: parent, cancellation and progress come from it. */
 export type Caller = RequestScope | undefined;
 
@@ -169,7 +172,7 @@ export class HostSession {
    * The frame is one `JSON.stringify`, like a hand-written responder's (`ext.progress` in a loop
    * is the hottest outbound path, and mostly runs before the JIT has compiled it).
    */
-  statusProgress(request: ActiveRequest, message: string, status: ProgressOptions): Promise<void> | undefined {
+  statusProgress(request: ActiveRequest, message: string, status: ProgressOptions = NO_STATUS_OPTIONS): Promise<void> | undefined {
     const current = status.current;
     const total = status.total;
     if (request.ended || status.unit !== undefined || status.requestId !== undefined) return undefined;

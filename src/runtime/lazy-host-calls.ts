@@ -23,6 +23,9 @@ export interface OffPathModules {
   requestTable: typeof import("./request-table.ts");
   scheduler: typeof import("./scheduler.ts");
   requestContext: typeof import("./request-context.ts");
+  /** The session's outbound engine and the `Host` handle (`lazy-modules.ts`). */
+  hostSession: typeof import("./host-session.ts");
+  hostHandle: typeof import("./host-handle.ts");
 }
 
 /** What `Connection` needs of {@link OffPathModules} to serve requests. */
@@ -55,12 +58,9 @@ export function withHostServices<T>(use: (modules: OffPathModules) => Promise<T>
 
 /**
  * The modules, synchronously: loaded once a handler can run (the case in every compiled extension);
- * before that (a unit test, a script), required from source on the spot.
+ * before that, required on the spot. A literal `require` keeps them out of the start-up chunks under
+ * `--splitting` (the same chunk as the dynamic import above) and works from source and compiled.
  */
 export function offPathModules(): OffPathModules {
-  if (loaded !== undefined) return loaded;
-  // Named by a variable, so that a bundler does not pull the modules into the start-up chunk.
-  const source = new URL("./off-path-calls.ts", import.meta.url).pathname;
-  loaded = require(source) as OffPathModules;
-  return loaded;
+  return (loaded ??= require("./off-path-calls.ts") as OffPathModules);
 }

@@ -12,3 +12,6 @@ export * as results from "./results.ts";
 export * as requestTable from "./request-table.ts";
 export * as scheduler from "./scheduler.ts";
 export * as requestContext from "./request-context.ts";
+// The session's outbound engine and the host-call handle: no initialize reply needs them.
+export * as hostSession from "./host-session.ts";
+export * as hostHandle from "./host-handle.ts";

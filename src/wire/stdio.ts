@@ -2,10 +2,12 @@ import type { Logger, LogLevel } from "../log.ts";
 import type { FrameSink } from "./frame-writer.ts";
 import type * as NodeFs from "node:fs";
 import { protocolDescriptor } from "./protocol-descriptor.ts";
-import { openStrayFile, openStrayPath, pollStrayReaders, StrayReader } from "./stray-output.ts";
+import type { StrayReader } from "./stray-output.ts";
 
 /** node:fs, loaded when first needed: importing it costs ~0.5 ms of start-up. */
 const fs = (): typeof NodeFs => require("node:fs");
+/** What lands behind fds 1 and 2 once sealed (a chunk of its own under `--splitting`: only the seal needs it). */
+const stray = (): typeof import("./stray-output.ts") => require("./stray-output.ts");
 
 /** The process's protocol output and its structured stderr, once claimed. */
 export interface ClaimedStdio {
@@ -103,6 +105,7 @@ export function sealStdioNow(logger: Logger): { protocol: FrameSink; readers: St
   const log = (level: LogLevel, source: string) => (line: string) => strayLogger!.write(level, line, { source });
   let readers: StrayReader[] = [];
   if (fds.kind === "file") {
+    const { StrayReader, pollStrayReaders } = stray();
     readers = [new StrayReader(fds.strayStdout, 1, log("info", "stdout")), new StrayReader(fds.strayStderr, 2, log("warning", "stderr"))];
     pollStrayReaders(readers);
   } else {
@@ -176,6 +179,7 @@ function redirectStdio(protocolFd: number | undefined): Redirected | undefined {
     if (stdout < 0 || stderr < 0) return undefined;
     // F_SETFD, FD_CLOEXEC: a child process never inherits the private copies.
     if (linux) for (const fd of [stdout, stderr]) c.fcntl(fd, 2, 1);
+    const { openStrayFile } = stray();
     const outFile = openStrayFile("stdout");
     const errFile = outFile && openStrayFile("stderr");
     if (outFile && errFile) {
@@ -320,6 +324,7 @@ function reopenStdio(protocolFd: number | undefined): Redirected | undefined {
     opened.push(stdout);
     const stderr = fs().openSync(`${dir}/2`, flags[1]);
     opened.push(stderr);
+    const { openStrayPath } = stray();
     const out = openStrayPath("stdout");
     const err = openStrayPath("stderr");
     if (!out || !err) return undefined;
