@@ -89,6 +89,11 @@ export class Connection implements Endpoint {
     );
   }
 
+  /** The terms of a successful initialize (`undefined` before): what the state getters read, without the outbound engine. */
+  get agreed(): Negotiated | undefined {
+    return this.negotiated;
+  }
+
   /** The outbound engine of the session; `undefined` until a successful initialize. */
   get host(): HostSession | undefined {
     if (this.hostSession === undefined && this.negotiated !== undefined) {

@@ -321,13 +321,13 @@ export class Extension extends DeprecatedNames implements Host {
   /** True after a successful `initialize`. */
   get initialized(): boolean {
     if (this.v03) return this.v03.initialized;
-    return this.connection?.host !== undefined;
+    return this.connection?.agreed !== undefined;
   }
 
   /** The raw `initialize` params (after a successful initialize). */
   get initialization(): JsonObject | undefined {
     if (this.v03) return this.v03.initialization as JsonObject | undefined;
-    return this.connection?.host?.negotiated.params;
+    return this.connection?.agreed?.params;
   }
 
   /** Workspace root from `initialize`. */
@@ -344,7 +344,7 @@ export class Extension extends DeprecatedNames implements Host {
 
   /** Features agreed in `initialize` on API 0.2 and 0.4 (empty on 0.1). */
   get negotiatedFeatures(): ReadonlySet<Feature> {
-    return this.connection?.host?.negotiated.features ?? new Set();
+    return this.connection?.agreed?.features ?? new Set();
   }
 
   /**
@@ -357,13 +357,13 @@ export class Extension extends DeprecatedNames implements Host {
    */
   get flags(): Readonly<Record<string, FlagValue>> {
     if (this.v03) return (this.v03.flags as Readonly<Record<string, FlagValue>> | undefined) ?? NO_FLAGS;
-    return this.connection?.host?.negotiated.flags ?? NO_FLAGS;
+    return this.connection?.agreed?.flags ?? NO_FLAGS;
   }
 
   /** Worker count agreed in `initialize` (1 on API 0.1). */
   get negotiatedConcurrency(): number {
     if (this.v03) return this.v03.concurrency ?? 1;
-    return this.connection?.host?.negotiated.concurrency ?? 1;
+    return this.connection?.agreed?.concurrency ?? 1;
   }
 
   // ---- running ------------------------------------------------------------------
