@@ -16,9 +16,9 @@ import type { ProgressOptions } from "./host-handle.ts";
 import type { RequestScope } from "./scope.ts";
 import type { ApiVersion, JsonObject } from "./types.ts";
 
-
 /** `statusProgress` without options (called in loops: one shared object). */
 const NO_STATUS_OPTIONS: ProgressOptions = Object.freeze({});
+
 /** The host request a call is made from (its handler's), if any: parent, cancellation and progress come from it. */
 export type Caller = RequestScope | undefined;
 
