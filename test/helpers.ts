@@ -1,5 +1,9 @@
+import { afterAll, beforeAll } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { afterEveryTest } from "./setup.ts";
 import { join } from "node:path";
+import { compileStandalone } from "../codegen/build.ts";
 import { loadManifest, TestHost, type TestHostOptions, temporaryDirectory } from "octet-extension/testing";
 import { pathWithBun, planLaunch } from "../src/testing/launch.ts";
 
@@ -48,4 +52,24 @@ export function spawnRaw<E extends "ignore" | "pipe" = "ignore">(dir = FIXTURE, 
   const plan = planLaunch(manifest, { workspace, hostEnv: { ...process.env, PATH: pathWithBun(process.env.PATH) } });
   const proc = Bun.spawn(plan.argv, { cwd: plan.cwd, env: plan.env, stdin: "pipe", stdout: "pipe", stderr });
   return { manifest, proc };
+}
+
+/**
+ * For the tests of one file: a temporary directory and `extension.bin` compiled there from the
+ * source `prepare(dir)` returns (it may write it), with `octet-extension build`'s compile step,
+ * made before the first test and removed after the last. Read the paths inside the tests.
+ */
+export function compiledOnce(prefix: string, prepare: (dir: string) => string): { dir: string; source: string; binary: string } {
+  const built = { dir: "", source: "", binary: "" };
+  beforeAll(() => {
+    built.dir = mkdtempSync(join(tmpdir(), prefix));
+    built.source = prepare(built.dir);
+    built.binary = join(built.dir, "extension.bin");
+    const compiled = compileStandalone(built.source, built.binary, { bytecode: true, cwd: new URL("../", import.meta.url).pathname });
+    if (compiled.exitCode !== 0) throw new Error(`compiling ${built.source} failed:\n${compiled.stderr.toString()}`);
+  }, 120_000);
+  afterAll(() => {
+    if (built.dir) rmSync(built.dir, { recursive: true, force: true });
+  });
+  return built;
 }

@@ -5,25 +5,18 @@
  * of the executable) and from source: the handle taken at the top of the module, before `run()`,
  * makes host calls from a handler like one taken later.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { compileStandalone } from "../../codegen/build.ts";
+import { compiledOnce } from "../helpers.ts";
 
-const REPO = new URL("../../", import.meta.url).pathname;
-
-let root = "";
-let source = "";
-let binary = "";
-beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), "octet-off-path-sync-"));
-  source = join(root, "early-handle.ts");
-  binary = join(root, "early-handle.bin");
+const SDK = new URL("../../src/index.ts", import.meta.url).pathname;
+const built = compiledOnce("octet-off-path-sync-", (dir) => {
+  const source = join(dir, "early-handle.ts");
   writeFileSync(
     source,
     [
-      `import { Extension } from ${JSON.stringify(join(REPO, "src/index.ts"))};`,
+      `import { Extension } from ${JSON.stringify(SDK)};`,
       "const ext = new Extension();",
       "// Taken before run(): the engine's chunk is required now, not loaded after the reply.",
       "const user = ext.user;",
@@ -35,11 +28,7 @@ beforeAll(() => {
       "await ext.run();",
     ].join("\n"),
   );
-  const built = compileStandalone(source, binary, { bytecode: true, cwd: REPO });
-  if (built.exitCode !== 0) throw new Error(`compiling the fixture failed:\n${built.stderr.toString()}`);
-}, 120_000);
-afterAll(() => {
-  if (root) rmSync(root, { recursive: true, force: true });
+  return source;
 });
 
 const initialize = JSON.stringify({
@@ -55,8 +44,8 @@ const initialize = JSON.stringify({
 const greet = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tool/call", params: { name: "greet", arguments: { name: "octet" } } });
 
 describe.each([
-  ["compiled with octet-extension build's flags", () => [binary]],
-  ["from source", () => [process.execPath, source]],
+  ["compiled with octet-extension build's flags", () => [built.binary]],
+  ["from source", () => [process.execPath, built.source]],
 ])("the Host handle taken before run(), %s", (_label, command) => {
   test("the process starts, answers initialize, and the handler's host call goes out before its reply", async () => {
     const child = Bun.spawn(command(), { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: { ...process.env, OCTET_EXTENSION_API_VERSION: "0.2" } });

@@ -5,26 +5,11 @@
  * behind it waits for it. Checked on the build `octet-extension build` makes (split chunks, the
  * request side a separate chunk) and from source.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { compileStandalone } from "../../codegen/build.ts";
+import { describe, expect, test } from "bun:test";
+import { compiledOnce } from "../helpers.ts";
 
-const REPO = new URL("../../", import.meta.url).pathname;
-const SOURCE = join(REPO, "bench/sdk-extension.ts");
-
-let root = "";
-let binary = "";
-beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), "octet-request-side-"));
-  binary = join(root, "request-side.bin");
-  const built = compileStandalone(SOURCE, binary, { bytecode: true, cwd: REPO });
-  if (built.exitCode !== 0) throw new Error(`compiling bench/sdk-extension.ts failed:\n${built.stderr.toString()}`);
-}, 120_000);
-afterAll(() => {
-  if (root) rmSync(root, { recursive: true, force: true });
-});
+const SOURCE = new URL("../../bench/sdk-extension.ts", import.meta.url).pathname;
+const built = compiledOnce("octet-request-side-", () => SOURCE);
 
 const initialize = JSON.stringify({
   jsonrpc: "2.0",
@@ -52,7 +37,7 @@ async function session(command: string[], input: string, eof: boolean): Promise<
 }
 
 describe.each([
-  ["compiled with octet-extension build's flags", () => [binary]],
+  ["compiled with octet-extension build's flags", () => [built.binary]],
   ["from source", () => [process.execPath, SOURCE]],
 ])("frames behind initialize, %s", (_label, command) => {
   test("requests, a notification, a malformed frame and shutdown sent with initialize are served in order", async () => {
