@@ -47,22 +47,27 @@ export class ToolCatalog {
 
   /** Resolve `tool/call` params: revision checks first, then the name (docs/protocol-0.2.md §8.7). */
   lookup(params: JsonObject): ToolEntry {
-    let catalog = this.epochs.get(this.current)!;
-    if ("catalog_revision" in params) {
-      if (!this.dynamic) throw new RpcError(ErrorCode.InvalidParams, "tool/call catalog_revision requires negotiated dynamic_tools");
-      const revision = readUnsigned64(params, "catalog_revision");
-      if (revision === undefined) throw new RpcError(ErrorCode.InvalidParams, "tool/call catalog_revision must be an unsigned 64-bit integer");
-      const pinned = typeof revision === "number" ? this.epochs.get(revision) : undefined;
-      const staged = this.staged !== undefined && revision === this.staged.revision ? this.staged.tools : undefined;
-      const found = pinned ?? staged;
-      if (!found) throw new RpcError(ErrorCode.InvalidParams, `unknown or retired tool catalog revision: ${revision.toString()}`);
-      catalog = found;
-    }
+    const catalog = "catalog_revision" in params ? this.pinned(params) : this.epochs.get(this.current)!;
     const name = params.name;
+    const tool = typeof name === "string" ? catalog.get(name) : undefined;
+    return tool ?? this.unknown(name);
+  }
+
+  private unknown(name: unknown): never {
     if (typeof name !== "string") throw unnamed("tool/call", "tool", name);
-    const tool = catalog.get(name);
-    if (!tool) throw new RpcError(ErrorCode.MethodNotFound, `unknown tool: ${name}`);
-    return tool;
+    throw new RpcError(ErrorCode.MethodNotFound, `unknown tool: ${name}`);
+  }
+
+  /** The catalog a `tool/call` pins with `catalog_revision` (docs/protocol-0.2.md §8.7). */
+  private pinned(params: JsonObject): ReadonlyMap<string, ToolEntry> {
+    if (!this.dynamic) throw new RpcError(ErrorCode.InvalidParams, "tool/call catalog_revision requires negotiated dynamic_tools");
+    const revision = readUnsigned64(params, "catalog_revision");
+    if (revision === undefined) throw new RpcError(ErrorCode.InvalidParams, "tool/call catalog_revision must be an unsigned 64-bit integer");
+    const pinned = typeof revision === "number" ? this.epochs.get(revision) : undefined;
+    const staged = this.staged !== undefined && revision === this.staged.revision ? this.staged.tools : undefined;
+    const found = pinned ?? staged;
+    if (!found) throw new RpcError(ErrorCode.InvalidParams, `unknown or retired tool catalog revision: ${revision.toString()}`);
+    return found;
   }
 
   /**

@@ -160,14 +160,37 @@ export class Connection implements Endpoint {
   /** Handle one event from the line splitter. */
   receive(event: LineEvent): void {
     if (this.waiting !== undefined) return this.hold(event);
+    if (event.kind !== "text") return this.receiveBytes(event);
+    const decoded = decodeText(event.text);
+    if (decoded.ok === true) this.route(decoded.value);
+    else if (decoded.ok === false) this.replies.reject(ErrorCode.ParseError, decoded.message);
+  }
+
+  /** A line the splitter could not decode as ASCII text, or an oversize one. */
+  private receiveBytes(event: Exclude<LineEvent, { kind: "text" }>): void {
     if (event.kind === "oversize") return this.replies.reject(ErrorCode.ParseError, oversizeText(this.options.maxMessageBytes));
-    const decoded = event.kind === "text" ? decodeText(event.text) : decodeLine(event.parts);
+    const decoded = decodeLine(event.parts);
     if (decoded.ok === "blank") return;
     if (decoded.ok === false) return this.replies.reject(ErrorCode.ParseError, decoded.message);
     this.route(decoded.value);
   }
 
+  /**
+   * Route a request or notification with a string method and a valid or absent id; anything else
+   * takes {@link routeOther} (out of line: this runs per frame, and the JIT compiles what it holds).
+   */
   private route(value: unknown): void {
+    if (!isObject(value) || value.jsonrpc !== JSONRPC || !("method" in value)) return this.routeOther(value);
+    const method = value.method;
+    const id = readId(value);
+    if (typeof method !== "string" || method === "" || id.kind === "invalid") return this.routeOther(value);
+    const params = value.params === undefined ? {} : value.params;
+    if (id.kind === "absent") return this.routeNotification(method, params);
+    this.routeRequest(id.id, method, params);
+  }
+
+  /** Every check of a frame in order (docs/protocol-0.2.md §8.3): responses, and what is answered as invalid. */
+  private routeOther(value: unknown): void {
     if (!isObject(value)) return this.replies.reject(ErrorCode.InvalidRequest, WIRE_ERRORS.notObject);
     if (value.jsonrpc !== JSONRPC) return this.replies.reject(ErrorCode.InvalidRequest, WIRE_ERRORS.notJsonRpc2);
     const id = readId(value);
@@ -201,6 +224,15 @@ export class Connection implements Endpoint {
   }
 
   private routeRequest(id: RequestId, method: string, params: unknown): void {
+    // The common case first: a method served by the request side of a ready session.
+    if (this.state === "ready" && this.requests !== undefined && method !== "initialize" && method !== "$/cancelRequest" && method !== "shutdown") {
+      return this.requests.admit(id, method, params);
+    }
+    this.routeControl(id, method, params);
+  }
+
+  /** Session control (`initialize`, `$/cancelRequest`, `shutdown`) and the refusals by session state. */
+  private routeControl(id: RequestId, method: string, params: unknown): void {
     if (method === "initialize") return this.initialize(id, params);
     if (method === "$/cancelRequest") {
       this.cancelFromHost(params);

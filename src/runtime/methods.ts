@@ -105,12 +105,15 @@ const toolCall: Method = (env, raw, ctx) => {
   } catch (error) {
     return toolFailure(env, tool, error);
   }
-  if (!isThenable(value)) return toolSuccess(env, tool, value);
+  return isThenable(value) ? toolSettled(env, tool, value) : toolSuccess(env, tool, value);
+};
+
+function toolSettled(env: MethodEnv, tool: ToolEntry, value: PromiseLike<unknown>): Promise<unknown> {
   return Promise.resolve(value).then(
     (resolved) => toolSuccess(env, tool, resolved),
     (error) => toolFailure(env, tool, error),
   );
-};
+}
 
 const commandExecute: Method = (env, raw, ctx) => {
   const params = objectParams("command/execute", raw);

@@ -35,6 +35,11 @@ export class Replies {
         return true;
       }
     }
+    return this.writeEncoded(id, outcome);
+  }
+
+  /** Any other reply (out of line: `write` runs per request, and the JIT compiles what it holds). */
+  private writeEncoded(id: RequestId, outcome: Outcome): boolean {
     const frame: JsonObject = { jsonrpc: JSONRPC, id: wireId(id) };
     if ("result" in outcome) frame.result = outcome.result;
     else frame.error = outcome.error.toJSON();

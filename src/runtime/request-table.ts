@@ -46,18 +46,21 @@ export class RequestTable implements LiveRequests {
 
   /** Admit a request and queue it for a worker, or answer why not. */
   admit(id: RequestId, method: string, params: unknown): void {
-    if (!this.scheduler.admit()) {
-      this.replies.write(id, { error: new RpcError(ErrorCode.ServerError, WIRE_ERRORS.queueFull) });
-      return;
-    }
-    if (this.active.has(id)) {
-      this.scheduler.release();
-      this.replies.write(id, { error: new RpcError(ErrorCode.InvalidRequest, WIRE_ERRORS.duplicateId) });
-      return;
-    }
+    const admitted = this.scheduler.admit();
+    if (!admitted || this.active.has(id)) return this.refuse(id, admitted);
     const request = new ActiveRequest(id, method, params);
     this.active.set(id, request);
     this.scheduler.run(this.executeQueued, request);
+  }
+
+  /** A full queue, or a duplicate of an unanswered id (which gives its admission slot back). */
+  private refuse(id: RequestId, admitted: boolean): void {
+    if (!admitted) {
+      this.replies.write(id, { error: new RpcError(ErrorCode.ServerError, WIRE_ERRORS.queueFull) });
+      return;
+    }
+    this.scheduler.release();
+    this.replies.write(id, { error: new RpcError(ErrorCode.InvalidRequest, WIRE_ERRORS.duplicateId) });
   }
 
   private readonly executeQueued = (request: ActiveRequest): void | Promise<void> => this.execute(request);
@@ -67,8 +70,7 @@ export class RequestTable implements LiveRequests {
    * the common path spends no promise; a promise otherwise (the scheduler waits).
    */
   private execute(request: ActiveRequest): void | Promise<void> {
-    if (request.settled) return;
-    if (request.cancelled) return this.settle(request, { error: cancelledError(request.reason!) });
+    if (request.settled || request.cancelled) return this.skip(request);
     let result: unknown;
     try {
       const method = methodFor(request.method);
@@ -80,6 +82,15 @@ export class RequestTable implements LiveRequests {
       return this.conclude(request, this.failed(request, error));
     }
     if (!isThenable(result)) return this.conclude(request, { result });
+    return this.concludeLater(request, result);
+  }
+
+  /** A request answered or cancelled before its turn: nothing to run (a cancelled one is answered `-32800`). */
+  private skip(request: ActiveRequest): void {
+    if (!request.settled) this.settle(request, { error: cancelledError(request.reason!) });
+  }
+
+  private concludeLater(request: ActiveRequest, result: PromiseLike<unknown>): Promise<void> {
     return Promise.resolve(result).then(
       (value) => this.conclude(request, { result: value }),
       (error) => this.conclude(request, this.failed(request, error)),
@@ -92,6 +103,12 @@ export class RequestTable implements LiveRequests {
 
   /** Commit the outcome, unless a cancel was seen first (docs/protocol-0.2.md §8.5). */
   private conclude(request: ActiveRequest, outcome: Outcome): void {
+    if (request.abandoned || request.cancelled || "error" in outcome) return this.concludeOther(request, outcome);
+    this.settle(request, outcome);
+  }
+
+  /** {@link conclude} for a failure, a cancelled request or an abandoned one (out of line: rare). */
+  private concludeOther(request: ActiveRequest, outcome: Outcome): void {
     if (request.abandoned) {
       // Answered long ago (abandonStuck): give the lent worker slot back, write nothing.
       request.abandoned = false;
@@ -114,8 +131,11 @@ export class RequestTable implements LiveRequests {
     this.active.delete(request.id);
     const encoded = this.replies.write(request.id, outcome);
     this.scheduler.release();
-    const replied = request.replied;
-    if (!replied) return;
+    if (request.replied !== undefined) this.runReplied(request, request.replied, outcome, encoded);
+  }
+
+  /** The request's after-reply callbacks (`RequestScope.afterReply`). */
+  private runReplied(request: ActiveRequest, replied: NonNullable<ActiveRequest["replied"]>, outcome: Outcome, encoded: boolean): void {
     // A tool result with is_error is a failure of the operation, like an error reply.
     const succeeded = encoded && "result" in outcome && !(isObject(outcome.result) && outcome.result.is_error === true);
     const result = "result" in outcome ? outcome.result : undefined;

@@ -29,6 +29,14 @@ function internal(message: string): RpcError {
 
 /** API 0.1 tool result: `{content: string, is_error: bool, metadata}`. */
 export function toolResult01(value: unknown): JsonObject {
+  // `{content: string}` with a boolean `is_error` or none (most results): the same object as below.
+  if (isObject(value) && typeof value.content === "string" && value.metadata === undefined && (value.is_error === undefined || typeof value.is_error === "boolean")) {
+    return new TextResult(value.content, value.is_error === true, true) as unknown as JsonObject;
+  }
+  return anyToolResult01(value);
+}
+
+function anyToolResult01(value: unknown): JsonObject {
   if (value === null || value === undefined) return { content: "", is_error: false, metadata: {} };
   if (typeof value === "string") return new TextResult(value, false, true) as unknown as JsonObject;
   if (!isObject(value)) return { content: pyStr(value), is_error: false, metadata: {} };

@@ -25,8 +25,11 @@ export class Scheduler {
 
   /** Give an admission slot back (when the reply was handed to the writer). */
   release(): void {
-    this.admitted--;
-    if (this.admitted === 0 && this.idleWaiters.length > 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    if (--this.admitted === 0 && this.idleWaiters.length > 0) this.wakeIdle();
+  }
+
+  private wakeIdle(): void {
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   /** Admitted and not yet released. */

@@ -140,6 +140,11 @@ export function readInteger(holder: object, key: string): number | bigint | unde
   if (typeof value !== "number") return undefined;
   // No lexeme recorded: the text was the canonical rendering (the common case, no string work).
   if (Number.isSafeInteger(value) && lexemes?.get(holder)?.has(key) !== true) return value;
+  return integerFromSource(holder, key, value);
+}
+
+/** {@link readInteger} for a number whose source text was kept (out of line: the common case never needs it). */
+function integerFromSource(holder: object, key: string, value: number): number | bigint | undefined {
   const source = numberSource(holder, key);
   if (!INTEGER_LEXEME.test(source)) return undefined;
   if (Number.isSafeInteger(value)) return value === 0 ? 0 : value;
