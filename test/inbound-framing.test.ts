@@ -32,6 +32,8 @@ describe("framing and malformed input (docs/protocol-0.2.md §1.1, §1.2, §8.3)
       ['{"jsonrpc":"2.0","id":5}', '{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"invalid JSON-RPC request"}}'],
       ['{"jsonrpc":"2.0","id":6,"method":42}', '{"jsonrpc":"2.0","id":6,"error":{"code":-32600,"message":"method must be a string"}}'],
       ['{"jsonrpc":"2.0","id":7,"method":""}', '{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"method must be a string"}}'],
+      // A bad method is named before a bad id (the id is echoed as sent).
+      ['{"jsonrpc":"2.0","id":true,"method":42}', '{"jsonrpc":"2.0","id":true,"error":{"code":-32600,"message":"method must be a string"}}'],
       ['"just a string"', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"JSON-RPC message must be an object"}}'],
     ];
     for (const [input, expected] of cases) {
