@@ -381,10 +381,11 @@ export class Extension extends DeprecatedNames implements Host {
     await serve(io, this.log, this.options, ({ writer, handlersReady, stop }) => {
       const features = new Set(this.options.supportedFeatures);
       // The request side and the host calls off the hot path load once initialize was answered (stdio sealed);
-      // requests are served from then on. A young collection then drops what loading left behind (peak RSS of
-      // the 512 KiB echo ~1.5 MiB lower).
+      // requests are served from then on. A full collection then drops what loading left behind (peak RSS of
+      // the 512 KiB echo ~1.5 MiB lower) and sizes the old generation, so the first collection under
+      // load is a young one, not a full one (docs/performance.md).
       const engine = (handlersReady ?? Promise.resolve()).then(() => loadHostServices()).then((modules) => {
-        Bun.gc(false);
+        Bun.gc(true);
         return modules;
       });
       this.connection = new Connection({ ...this.options, supportedFeatures: features, engine, registry: this.registry, logger: this.log, writer, onStop: stop });
