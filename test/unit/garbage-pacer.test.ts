@@ -120,6 +120,8 @@ describe("garbage pacing (src/runtime/garbage-pacer.ts)", () => {
     const clock = spyOn(performance, "now").mockReturnValue(0);
     try {
       const { callTool } = await inProcess(echo, { api: "0.1", extension });
+      // A request is served once the request side has loaded, so its load-time collection is behind this one.
+      await callTool("echo", { text: "loaded" });
       gc.mockClear();
       const text = "z".repeat(size);
       for (let i = 0; i < calls; i++) {
@@ -135,6 +137,17 @@ describe("garbage pacing (src/runtime/garbage-pacer.ts)", () => {
       gc.mockRestore();
     }
   }
+
+  test("once the request side has loaded, one full collection sizes the old generation", async () => {
+    const gc = spyOn(Bun, "gc").mockImplementation(() => 0);
+    try {
+      const { callTool } = await inProcess(echo, { api: "0.1", extension: { gcPacingBytes: 0 } });
+      expect((await callTool("echo", { text: "loaded" })).result.content).toBe("loaded");
+      expect(gc.mock.calls).toEqual([[true]]);
+    } finally {
+      gc.mockRestore();
+    }
+  });
 
   test("the reader asks for young-generation collections as traffic passes the budget", async () => {
     // Each call moves ~6 KB (3 KB in, 3 KB out): with a 4 KiB budget nearly every read collects.
