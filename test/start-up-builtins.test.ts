@@ -14,7 +14,7 @@ import { join } from "node:path";
 
 const SUBJECT = new URL("../bench/sdk-extension.ts", import.meta.url).pathname;
 
-/** JavaScript built-ins with a measured first-use cost; none may run before the initialize reply. */
+/** Built-ins written in JavaScript (linked on first use, most measured at 50–150 µs); none may run before the initialize reply. */
 const COSTLY = ["Promise", "map", "filter", "some", "every", "find", "findIndex", "reduce", "forEach", "flatMap", "flat", "from", "at", "fromEntries", "sort", "structuredClone"];
 
 /** What octet 0.8.0 sends for the subject's manifest (tools `echo` and `progress`). */
