@@ -5,11 +5,14 @@ export const GC_PACING_BYTES = 512 * 1024;
 const COST_SHARE = 50;
 
 /**
- * Keeps the garbage that frame traffic leaves behind bounded. Left alone,
- * Bun's collector lets the decoded, parsed and encoded copies of every frame
- * pile up for a long time, and the allocators keep the pages: peak memory then
- * follows traffic rather than live data. The reader reports the traffic so far
- * (bytes read + length handed to the writer) after each read; once `budget`
+ * Keeps the garbage that long frames leave behind bounded. Left alone, Bun's
+ * collector lets the decoded, parsed and encoded copies of long frames pile
+ * up for a long time, and the allocators keep the pages: peak memory then
+ * follows traffic rather than live data. Short frames (under 4 KiB) are not
+ * counted: the collector's own schedule keeps their garbage bounded, and
+ * pacing them only doubled the collections (docs/performance.md). The reader
+ * reports the long-frame traffic so far (lines read + frames queued for the
+ * writer, each at least `LONG_FRAME_LENGTH`) after each read; once `budget`
  * more has passed, the pacer asks Bun for a young-generation collection
  * (`Bun.gc(false)`, which also lets mimalloc return free pages) from a
  * macrotask, i.e. after the replies of that read's synchronous handlers were
@@ -30,7 +33,7 @@ export class GarbagePacer {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** `traffic`: bytes read plus length written since the start (monotonic). */
+  /** `traffic`: the long frames' length read plus written since the start (monotonic). */
   pace(traffic: number): void {
     if (this.scheduled || this.budget === 0 || traffic - this.collectedAt < this.budget) return;
     this.scheduled = true;

@@ -41,11 +41,11 @@ export interface ExtensionOptions {
   /** Where log lines go instead of stderr (one JSON object per call, without the newline); for embedding and tests. */
   logOutput?: (line: string) => void;
   /**
-   * This SDK only (no Python counterpart): frame traffic (bytes read + length
-   * written, checked after each read) after which the runtime asks Bun for a
-   * young-generation collection, keeping peak memory near live data instead of
-   * growing with traffic. Default 512 KiB; 0 turns it off. Its cost is capped
-   * at 2% of wall time. See docs/performance.md.
+   * This SDK only (no Python counterpart): traffic in long frames (lines read
+   * and frames written of at least 4 KiB, checked after each read) after which
+   * the runtime asks Bun for a young-generation collection, keeping peak memory
+   * near live data instead of growing with traffic. Default 512 KiB; 0 turns it
+   * off. Its cost is capped at 2% of wall time. See docs/performance.md.
    */
   gcPacingBytes?: number;
   /**

@@ -1,6 +1,6 @@
 import type { Logger } from "../log.ts";
-import { type FrameSink, FrameWriter } from "../wire/frame-writer.ts";
-import { type LineEvent, type SplitEvent, TextLineSplitter } from "../wire/line-splitter.ts";
+import { type FrameSink, FrameWriter, LONG_FRAME_LENGTH } from "../wire/frame-writer.ts";
+import { type LineEvent, lineLength, type SplitEvent, TextLineSplitter } from "../wire/line-splitter.ts";
 import { type ReadResult, readAhead } from "../wire/read-ahead.ts";
 import { claimStdio } from "../wire/stdio.ts";
 import { GarbagePacer } from "./garbage-pacer.ts";
@@ -116,13 +116,17 @@ async function readLoop(
   limits: { maxMessageBytes: number; gcPacingBytes: number },
 ): Promise<void> {
   const splitter = endpoint.framer ?? new TextLineSplitter(limits.maxMessageBytes);
-  const emit = (event: LineEvent) => endpoint.receive(event);
+  // Only long frames are paced: the garbage of short ones is the collector's own business (docs/performance.md).
+  let longFramesIn = 0;
+  const emit = (event: LineEvent) => {
+    const length = lineLength(event, limits.maxMessageBytes);
+    if (length >= LONG_FRAME_LENGTH) longFramesIn += length;
+    endpoint.receive(event);
+  };
   const pacer = new GarbagePacer(limits.gcPacingBytes);
-  let received = 0;
   const take = (chunk: Uint8Array) => {
     splitter.push(chunk, emit);
-    received += chunk.length;
-    pacer.pace(received + writer.handedOver);
+    pacer.pace(longFramesIn + writer.longFrames);
   };
   let failure: unknown;
   try {
@@ -140,3 +144,4 @@ async function readLoop(
   splitter.end(emit);
   await endpoint.endOfInput();
 }
+

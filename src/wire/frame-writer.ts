@@ -10,6 +10,9 @@ export interface FrameSink {
 /** Queued text at which a long synchronous burst is handed to the sink before the task ends. */
 const EARLY_WRITE_CHARS = 64 * 1024;
 
+/** Frames at least this long (characters of text, bytes of encoded ones) are counted by {@link FrameWriter.longFrames}. */
+export const LONG_FRAME_LENGTH = 4096;
+
 /** One flush cycle: every frame written before it started settles with it. */
 class Flush {
   /** Made by the first `done()`; `write` hands it out directly from then on. */
@@ -76,6 +79,7 @@ export class FrameWriter {
     // A short text frame joining a flush someone already awaits (a burst of progress events): no calls.
     const pending = this.pending;
     if (pending !== undefined && pending.promise !== undefined && this.held === undefined && typeof line === "string" && this.text.length + line.length < EARLY_WRITE_CHARS) {
+      if (line.length >= LONG_FRAME_LENGTH) this.longFramesLength += line.length;
       this.text += line;
       return pending.promise;
     }
@@ -95,12 +99,14 @@ export class FrameWriter {
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
-  /** Length of everything handed to the sink so far (characters of text frames, bytes of encoded ones). */
-  get handedOver(): number {
-    return this.handedOverLength;
+  private handedOverLength = 0;
+
+  /** Length of the frames of at least {@link LONG_FRAME_LENGTH} queued so far (what the garbage pacer counts). */
+  get longFrames(): number {
+    return this.longFramesLength;
   }
 
-  private handedOverLength = 0;
+  private longFramesLength = 0;
   /** What the last completed flush covered (the sink had given it all to the OS). */
   private flushedLength = 0;
   private flushMark = 0;
@@ -137,6 +143,7 @@ export class FrameWriter {
   }
 
   private enqueue(line: WireLine): Flush | undefined {
+    if (line.length >= LONG_FRAME_LENGTH) this.longFramesLength += line.length;
     if (this.held !== undefined) this.held.push(line);
     else if (typeof line === "string") {
       // Small frames of one task share one sink write; a long burst is handed over every 64 KiB.

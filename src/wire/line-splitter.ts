@@ -17,6 +17,15 @@ export type SplitEvent =
 /** What a {@link TextLineSplitter} emits: also lines of ASCII bytes, already decoded. */
 export type LineEvent = SplitEvent | { kind: "text"; text: string };
 
+/** A line's length: characters of a decoded one, bytes of the others; an oversize one counts as `limit`, which it passed. */
+export function lineLength(event: LineEvent, limit: number): number {
+  if (event.kind === "text") return event.text.length;
+  if (event.kind === "oversize") return limit;
+  let length = 0;
+  for (let i = 0; i < event.parts.length; i++) length += event.parts[i]!.length;
+  return length;
+}
+
 export class LineSplitter {
   private parts: Uint8Array[] = [];
   private size = 0;

@@ -1,7 +1,8 @@
 import { describe, expect, spyOn, test } from "bun:test";
 import { Extension } from "octet-extension";
 import { GarbagePacer, GC_PACING_BYTES } from "../../src/runtime/garbage-pacer.ts";
-import { FrameWriter } from "../../src/wire/frame-writer.ts";
+import { FrameWriter, LONG_FRAME_LENGTH } from "../../src/wire/frame-writer.ts";
+import { lineLength } from "../../src/wire/line-splitter.ts";
 import { inProcess } from "./harness.ts";
 
 describe("garbage pacing (src/runtime/garbage-pacer.ts)", () => {
@@ -93,13 +94,29 @@ describe("garbage pacing (src/runtime/garbage-pacer.ts)", () => {
     expect(calls).toBe(1);
   });
 
-  test("the writer counts what it hands to the sink, text and bytes alike", async () => {
+  test("the writer counts the long frames it is given, text and bytes alike, and only those", async () => {
     const sink = { write: (chunk: string | Uint8Array) => chunk.length, flush: () => 0 };
     const writer = new FrameWriter(sink);
-    expect(writer.handedOver).toBe(0);
+    expect(writer.longFrames).toBe(0);
     await writer.write('{"a":1}\n');
-    await writer.write(new Uint8Array(1000));
-    expect(writer.handedOver).toBe(8 + 1000);
+    await writer.write(new Uint8Array(LONG_FRAME_LENGTH - 1));
+    expect(writer.longFrames).toBe(0);
+    await writer.write(new Uint8Array(LONG_FRAME_LENGTH));
+    writer.send(`${"x".repeat(5000)}\n`);
+    await writer.drained();
+    expect(writer.longFrames).toBe(LONG_FRAME_LENGTH + 5001);
+    // A long text frame that joins a flush someone already awaits is counted too.
+    const first = writer.write("a\n");
+    const joined = writer.write(`${"y".repeat(6000)}\n`);
+    await Promise.all([first, joined]);
+    expect(writer.longFrames).toBe(LONG_FRAME_LENGTH + 5001 + 6001);
+  });
+
+  test("a line's length: characters of a decoded one, bytes of a split one, the limit for an oversize one", () => {
+    expect(lineLength({ kind: "text", text: "abc" }, 100)).toBe(3);
+    expect(lineLength({ kind: "line", parts: [new Uint8Array(3), new Uint8Array(4)] }, 100)).toBe(7);
+    expect(lineLength({ kind: "unterminated", parts: [new Uint8Array(5)] }, 100)).toBe(5);
+    expect(lineLength({ kind: "oversize" }, 100)).toBe(100);
   });
 
   test("gcPacingBytes must be a finite non-negative number", () => {
@@ -149,16 +166,21 @@ describe("garbage pacing (src/runtime/garbage-pacer.ts)", () => {
     }
   });
 
-  test("the reader asks for young-generation collections as traffic passes the budget", async () => {
-    // Each call moves ~6 KB (3 KB in, 3 KB out): with a 4 KiB budget nearly every read collects.
-    const calls = await collectionsDuring({ gcPacingBytes: 4096 }, 4, 3000);
+  test("the reader asks for young-generation collections as long-frame traffic passes the budget", async () => {
+    // Each call moves ~10 KB in long frames (5 KB in, 5 KB out): with an 8 KiB budget nearly every read collects.
+    const calls = await collectionsDuring({ gcPacingBytes: 8192 }, 4, 5000);
     expect(calls.length).toBeGreaterThanOrEqual(3);
     expect(calls.every((call) => call[0] === false)).toBe(true);
   });
 
+  test("short frames are not paced, however much of them passes", async () => {
+    // 100 calls of ~3.2 KB frames each way move ~640 KB, 78 budgets of 8 KiB; none of it is a long frame.
+    expect(await collectionsDuring({ gcPacingBytes: 8192 }, 100, 3000)).toHaveLength(0);
+  });
+
   test("the default budget is 512 KiB", async () => {
     expect(GC_PACING_BYTES).toBe(512 * 1024);
-    // Two calls move ~2 × 200 KB: under the default, nothing; ten calls (~2 MB, ~3.8 budgets) collect, but not per read.
+    // Two calls move ~2 × 200 KB of long frames: under the default, nothing; ten calls (~2 MB, ~3.8 budgets) collect, but not per read.
     expect(await collectionsDuring({}, 2, 100_000)).toHaveLength(0);
     const crossed = await collectionsDuring({}, 10, 100_000);
     expect(crossed.length).toBeGreaterThanOrEqual(2);
@@ -166,6 +188,6 @@ describe("garbage pacing (src/runtime/garbage-pacer.ts)", () => {
   });
 
   test("gcPacingBytes 0 never collects", async () => {
-    expect(await collectionsDuring({ gcPacingBytes: 0 }, 4, 3000)).toHaveLength(0);
+    expect(await collectionsDuring({ gcPacingBytes: 0 }, 4, 5000)).toHaveLength(0);
   });
 });
