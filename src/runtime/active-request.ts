@@ -8,26 +8,36 @@ import type { HostSession } from "./host-session.ts";
  * (one object per request on the hot path).
  */
 export class ActiveRequest extends CancellationToken {
-  settled = false;
+  declare readonly id: RequestId;
+  declare readonly method: string;
+  declare readonly params: unknown;
+  declare settled: boolean;
   /** The handler was called. */
-  started = false;
+  declare started: boolean;
   /** Answered -32800 while its handler kept running; its worker slot was lent out (see `abandonStuck`). */
-  abandoned = false;
+  declare abandoned: boolean;
   /** Last `$/progress` sequence sent for it (sequences start at 1). */
-  progressSequence = 0;
+  declare progressSequence: number;
   /** Cancelled or answered: no more progress (a plain field, read once per `$/progress`). */
-  ended = false;
+  declare ended: boolean;
   /** The session that writes this request's `$/progress` fast (numeric id, `request_progress` negotiated); set when dispatched. */
-  progressSession: HostSession | undefined;
+  declare progressSession: HostSession | undefined;
   /** Callbacks for after the reply (see `RequestScope.afterReply`); rare, so made on first use. */
-  replied: ((succeeded: boolean, result: unknown) => void)[] | undefined;
+  declare replied: ((succeeded: boolean, result: unknown) => void)[] | undefined;
 
-  constructor(
-    readonly id: RequestId,
-    readonly method: string,
-    readonly params: unknown,
-  ) {
+  // Assigned here rather than as class fields (see `CancellationToken`): one of these is made per request.
+  constructor(id: RequestId, method: string, params: unknown) {
     super();
+    this.id = id;
+    this.method = method;
+    this.params = params;
+    this.settled = false;
+    this.started = false;
+    this.abandoned = false;
+    this.progressSequence = 0;
+    this.ended = false;
+    this.progressSession = undefined;
+    this.replied = undefined;
   }
 
   afterReply(callback: (succeeded: boolean, result: unknown) => void): void {

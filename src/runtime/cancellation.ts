@@ -12,8 +12,15 @@ import { cancelledError } from "../errors.ts";
  */
 export class CancellationToken {
   // Created on first use: most requests never look at their signal.
-  private controller: AbortController | undefined;
-  private cancelReason: string | undefined;
+  private declare controller: AbortController | undefined;
+  private declare cancelReason: string | undefined;
+
+  // Fields are assigned here, not declared with initialisers: a class field is defined by a separate
+  // initialiser call on every construction, which the request path pays until the JIT inlines it.
+  constructor() {
+    this.controller = undefined;
+    this.cancelReason = undefined;
+  }
 
   /** Aborts when the request is cancelled; `signal.reason` is the `-32800` error. */
   get signal(): AbortSignal {

@@ -7,13 +7,18 @@ import type { HandlerContext, JsonObject } from "./types.ts";
 
 /** The handler's second argument (`HandlerContext`) for the request `scope`; `signal` and `host` are made only when read. */
 export class RequestContext implements HandlerContext {
-  private handle: Host | undefined;
+  private declare handle: Host | undefined;
+  private declare readonly scope: RequestScope;
+  declare readonly context: JsonObject;
+  private declare readonly session: HostSession;
 
-  constructor(
-    private readonly scope: RequestScope,
-    readonly context: JsonObject,
-    private readonly session: HostSession,
-  ) {}
+  // Assigned here rather than as class fields or parameter properties: one is made per request (see `CancellationToken`).
+  constructor(scope: RequestScope, context: JsonObject, session: HostSession) {
+    this.handle = undefined;
+    this.scope = scope;
+    this.context = context;
+    this.session = session;
+  }
 
   get host(): Host {
     return (this.handle ??= hostHandle(boundAccess(this.session, this.scope)));

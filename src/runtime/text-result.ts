@@ -5,20 +5,30 @@
  * encoder's scans of the whole frame (issue 28: the 512 KiB echo).
  */
 export class TextResult {
-  readonly content: string | readonly [{ readonly type: "text"; readonly text: string }];
-  readonly is_error: boolean;
-  readonly metadata: Readonly<Record<string, never>> = {};
+  declare readonly content: string | readonly [{ readonly type: "text"; readonly text: string }];
+  declare readonly is_error: boolean;
+  declare readonly metadata: Readonly<Record<string, never>>;
 
+  // Assigned here rather than as class fields: one is made per reply (see `CancellationToken`).
   constructor(text: string, isError: boolean, api01: boolean) {
     this.content = api01 ? text : [{ type: "text", text }];
     this.is_error = isError;
+    this.metadata = {};
   }
 
   /** The reply to request `id` carrying this result: the same text `encodeWireFrame` writes. */
   replyLine(id: number): string {
     const content = this.content;
-    const text = JSON.stringify((typeof content === "string" ? content : content[0].text).toWellFormed());
-    const wire = typeof content === "string" ? text : `[{"type":"text","text":${text}}]`;
-    return `{"jsonrpc":"2.0","id":${id},"result":{"content":${wire},"is_error":${this.is_error},"metadata":{}}}\n`;
+    // Five pieces, three of them constants: fewer concatenations while the request path is not yet compiled.
+    if (typeof content === "string") return REPLY_HEAD + id + CONTENT_01 + JSON.stringify(content.toWellFormed()) + (this.is_error ? TAIL_01_ERROR : TAIL_01);
+    return REPLY_HEAD + id + CONTENT_02 + JSON.stringify(content[0].text.toWellFormed()) + (this.is_error ? TAIL_02_ERROR : TAIL_02);
   }
 }
+
+const REPLY_HEAD = '{"jsonrpc":"2.0","id":';
+const CONTENT_01 = ',"result":{"content":';
+const CONTENT_02 = ',"result":{"content":[{"type":"text","text":';
+const TAIL_01 = ',"is_error":false,"metadata":{}}}\n';
+const TAIL_01_ERROR = ',"is_error":true,"metadata":{}}}\n';
+const TAIL_02 = '}],"is_error":false,"metadata":{}}}\n';
+const TAIL_02_ERROR = '}],"is_error":true,"metadata":{}}}\n';

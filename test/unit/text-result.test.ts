@@ -24,6 +24,7 @@ describe("TextResult", () => {
         [toolResult02({ content: text, is_error: true }, V02), 0],
         [toolResult01(text), 12345678901],
         [toolResult01({ content: text, is_error: false }), 3],
+        [toolResult01({ content: text, is_error: true }), 9],
       ] as const) {
         expect(made).toBeInstanceOf(TextResult);
         expect((made as unknown as TextResult).replyLine(id)).toBe(general(id, made));
