@@ -118,9 +118,13 @@ async function readLoop(
   const splitter = endpoint.framer ?? new TextLineSplitter(limits.maxMessageBytes);
   // Only long frames are paced: the garbage of short ones is the collector's own business (docs/performance.md).
   let longFramesIn = 0;
-  const emit = (event: LineEvent) => {
+  const countLong = (event: LineEvent) => {
     const length = lineLength(event, limits.maxMessageBytes);
     if (length >= LONG_FRAME_LENGTH) longFramesIn += length;
+  };
+  const emit = (event: LineEvent) => {
+    // The usual line (decoded ASCII, short) costs two reads here.
+    if (event.kind !== "text" || event.text.length >= LONG_FRAME_LENGTH) countLong(event);
     endpoint.receive(event);
   };
   const pacer = new GarbagePacer(limits.gcPacingBytes);
@@ -144,4 +148,3 @@ async function readLoop(
   splitter.end(emit);
   await endpoint.endOfInput();
 }
-
