@@ -16,15 +16,18 @@ const api = values.api === "0.2" ? "0.2" : "0.1";
 const rounds = Math.max(1, Number(values.rounds) || 20);
 const taskset = Bun.which("taskset");
 const subject = `${here}/bench/warmup-subject.ts`;
+/** 64-call chunks the subject times once everything is compiled (after its 86 warm-up and window chunks). */
+const COMPILED_CHUNKS = 300;
 
 const results = new Map<string, { windowMs: number[]; steadyUs: number[] }>(trees.map((t) => [t.name, { windowMs: [], steadyUs: [] }]));
 for (let round = 0; round < rounds; round++) {
   for (const tree of [...trees].sort(() => Math.random() - 0.5)) {
-    const argv = [process.execPath, "--smol", subject, tree.root, api];
+    const argv = [process.execPath, "--smol", subject, tree.root, api, String(COMPILED_CHUNKS)];
     const run = Bun.spawnSync(taskset ? [taskset, "-c", "1", ...argv] : argv, { stdout: "pipe", stderr: "pipe" });
     if (run.exitCode !== 0) throw new Error(`${tree.name}: the subject failed: ${run.stderr.toString().trim()}`);
     const figures = JSON.parse(run.stdout.toString()) as { windowMs: number; steadyUs: number; answered: number };
-    if (figures.answered !== 1 + (86 + 300) * 64) throw new Error(`${tree.name}: ${figures.answered} replies, not ${1 + (86 + 300) * 64}: the subject did not answer every call`);
+    const expected = 1 + (86 + COMPILED_CHUNKS) * 64;
+    if (figures.answered !== expected) throw new Error(`${tree.name}: ${figures.answered} replies, not ${expected}: the subject did not answer every call`);
     results.get(tree.name)!.windowMs.push(figures.windowMs);
     results.get(tree.name)!.steadyUs.push(figures.steadyUs);
   }
