@@ -11,7 +11,7 @@ import { unnamed } from "./refusals.ts";
 import type { Registry, ToolEntry } from "./registry.ts";
 import { RequestContext } from "./request-context.ts";
 import * as results from "./results.ts";
-import { runInScope, type RequestScope } from "./scope.ts";
+import { type RequestScope, runEntered } from "./scope.ts";
 import { checkSessionLeaf, SESSION_HOOKS, sessionHookResult } from "./session-hooks.ts";
 import type { HandlerContext, HookName, JsonObject, Surface } from "./types.ts";
 
@@ -216,11 +216,12 @@ export function methodFor(name: string): Method {
  * Run `method` for `request`, with the request as the ambient scope (it has
  * id, method and token) and a `HandlerContext` made from its params; returns
  * the result, or a promise of it when the author's handler was asynchronous.
+ * For the worker pool only: the scope is left entered (`runEntered`), the pool ends it.
  */
 export function dispatch(env: MethodEnv, method: Method, request: RequestScope & { params: unknown }): unknown {
   const params = request.params;
   const context = isObject(params) && isObject(params.context) ? params.context : {};
-  return runInScope(request, method, env, params, new RequestContext(request, context, env.host));
+  return runEntered(request, method, env, params, new RequestContext(request, context, env.host));
 }
 
 /** Host request methods the runtime answers through the worker pool. */

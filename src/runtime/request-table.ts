@@ -8,6 +8,7 @@ import { failureReply } from "./failure.ts";
 import { dispatch, isThenable, type MethodEnv, methodFor } from "./methods.ts";
 import type { Outcome, Replies } from "./replies.ts";
 import type { Scheduler } from "./scheduler.ts";
+import { leaveScope } from "./scope.ts";
 
 /** The narrow lookup `HostSession` has into the table (progress, the parent rule). */
 export interface LiveRequests {
@@ -82,6 +83,8 @@ export class RequestTable implements LiveRequests {
       return this.conclude(request, this.failed(request, error));
     }
     if (!isThenable(result)) return this.conclude(request, { result });
+    // The handler's own continuations carry its scope; the runtime's wait for them does not.
+    leaveScope();
     return this.concludeLater(request, result);
   }
 
@@ -136,6 +139,7 @@ export class RequestTable implements LiveRequests {
 
   /** The request's after-reply callbacks (`RequestScope.afterReply`). */
   private runReplied(request: ActiveRequest, replied: NonNullable<ActiveRequest["replied"]>, outcome: Outcome, encoded: boolean): void {
+    leaveScope(); // the request is answered: the callbacks run outside it
     // A tool result with is_error is a failure of the operation, like an error reply.
     const succeeded = encoded && "result" in outcome && !(isObject(outcome.result) && outcome.result.is_error === true);
     const result = "result" in outcome ? outcome.result : undefined;

@@ -1,3 +1,5 @@
+import { leaveScope } from "./scope.ts";
+
 /**
  * Admission and the worker pool (docs/protocol-0.2.md §8.10). `admit` is a non-blocking
  * counter over running + queued work; `run` starts jobs FIFO with at most
@@ -109,6 +111,8 @@ export class Scheduler {
       if (pending) pending.then(this.jobDone, this.jobDone);
       else this.running--;
     }
+    // A job may leave its request's scope entered (scope.ts `runEntered`): the turn ends it.
+    leaveScope();
     // Drained: start the list over (a queue that keeps some jobs waiting is compacted once it is mostly spent).
     if (this.head === queue.length) {
       queue.length = 0;

@@ -34,6 +34,8 @@ export async function inProcess(
   };
   void ext.run({ input, output, exit: false });
   const send = (frame: Obj) => control.enqueue(new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", ...frame }) + "\n"));
+  /** Several frames in one chunk: the runtime routes them all, then runs their handlers in one worker-pool turn. */
+  const sendChunk = (list: Obj[]) => control.enqueue(new TextEncoder().encode(list.map((frame) => JSON.stringify({ jsonrpc: "2.0", ...frame }) + "\n").join("")));
   const waitFor = (predicate: (f: Obj) => boolean) =>
     new Promise<Obj>((resolve) => {
       const seen = frames.find(predicate);
@@ -55,5 +57,5 @@ export async function inProcess(
     send({ id, method: "tool/call", params: { name, arguments: args } });
     return waitFor((f) => f.id === id && !("method" in f));
   };
-  return { ext, frames, logs, send, waitFor, callTool };
+  return { ext, frames, logs, send, sendChunk, waitFor, callTool };
 }
