@@ -77,7 +77,8 @@ awaited = 1;
 await new Promise<void>((resolve) => (answered = resolve)); // the initialize reply
 await new Promise((resolve) => setTimeout(resolve, 30)); // the request side loads after the reply
 await send(8); // calls 0–511: the kit's untimed warm-up
-const windowMs = await send(78); // calls 512–5,503
+// calls 512–5,503; `WINDOW_CHUNKS=0` stops after the warm-up (for instruction counts, docs/performance.md)
+const windowMs = await send(Number(process.env.WINDOW_CHUNKS ?? 78));
 const steadyUs = steadyChunks > 0 ? ((await send(steadyChunks)) * 1000) / (steadyChunks * 64) : 0;
 // `answered` counts every reply line: the initialize reply and one per call.
 console.log(JSON.stringify({ windowMs, steadyUs, answered: replies }));

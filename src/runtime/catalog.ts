@@ -47,8 +47,14 @@ export class ToolCatalog {
 
   /** Resolve `tool/call` params: revision checks first, then the name (docs/protocol-0.2.md §8.7). */
   lookup(params: JsonObject): ToolEntry {
-    const catalog = "catalog_revision" in params ? this.pinned(params) : this.epochs.get(this.current)!;
     const name = params.name;
+    const tool = typeof name === "string" && !("catalog_revision" in params) ? this.epochs.get(this.current)!.get(name) : undefined;
+    return tool ?? this.lookupPinnedOrUnknown(params, name);
+  }
+
+  /** {@link lookup} with a pinned revision, or for a name that is not a current tool (out of line: see docs/design.md, "Hot functions"). */
+  private lookupPinnedOrUnknown(params: JsonObject, name: unknown): ToolEntry {
+    const catalog = "catalog_revision" in params ? this.pinned(params) : this.epochs.get(this.current)!;
     const tool = typeof name === "string" ? catalog.get(name) : undefined;
     return tool ?? this.unknown(name);
   }

@@ -2,7 +2,7 @@ import { isObject } from "../check.ts";
 import { ErrorCode, RpcError, errorText } from "../errors.ts";
 import { type Feature, LIFECYCLE_METHODS, type LifecycleMethod, oversizeText, WIRE_ERRORS } from "../protocol.ts";
 import type { Logger } from "../log.ts";
-import { decodeLine, decodeText } from "../wire/decode.ts";
+import { decodeLine, decodeText, parseFrame } from "../wire/decode.ts";
 import type { FrameWriter } from "../wire/frame-writer.ts";
 import { type RequestId, readId, wireId } from "../wire/ids.ts";
 import { readInteger } from "../wire/json.ts";
@@ -157,8 +157,17 @@ export class Connection implements Endpoint {
 
   // ---- inbound -----------------------------------------------------------
 
-  /** Handle one event from the line splitter. */
+  /** Handle one event from the line splitter: the usual one (a decoded line holding an object) here, any other out of line. */
   receive(event: LineEvent): void {
+    if (this.waiting === undefined && event.kind === "text" && event.text.charCodeAt(0) === 123) {
+      const value = parseFrame(event.text);
+      if (value !== undefined) return this.route(value);
+    }
+    this.receiveOther(event);
+  }
+
+  /** {@link receive} for a line held while the request side loads, one of bytes, a blank one or one that is not JSON. */
+  private receiveOther(event: LineEvent): void {
     if (this.waiting !== undefined) return this.hold(event);
     if (event.kind !== "text") return this.receiveBytes(event);
     const decoded = decodeText(event.text);

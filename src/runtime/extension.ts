@@ -295,7 +295,17 @@ export class Extension extends DeprecatedNames implements Host {
   /** `$/progress` for the request being handled (needs `request_progress`); outside a handler name it with `requestId`. */
   progress(messageOrEvent: string | ProgressEvent, options?: ProgressOptions): Promise<void> {
     // The common case (a status line from the running handler) without the general checks' calls.
-    const scope = running ?? currentScope();
+    const scope = running;
+    if (typeof messageOrEvent === "string" && scope instanceof ActiveRequest && scope.progressSession !== undefined) {
+      const sent = scope.progressSession.statusProgress(scope, messageOrEvent, options);
+      if (sent !== undefined) return sent;
+    }
+    return this.progressFromStore(messageOrEvent, options);
+  }
+
+  /** {@link progress} outside a handler's synchronous part (the store's request), or with an event or checks to make. */
+  private progressFromStore(messageOrEvent: string | ProgressEvent, options?: ProgressOptions): Promise<void> {
+    const scope = currentScope();
     if (typeof messageOrEvent === "string" && scope instanceof ActiveRequest && scope.progressSession !== undefined) {
       const sent = scope.progressSession.statusProgress(scope, messageOrEvent, options);
       if (sent !== undefined) return sent;

@@ -72,13 +72,19 @@ function requireDeclared(session: Negotiated, key: string, name: string, what: s
 }
 
 function toolSuccess(env: MethodEnv, tool: ToolEntry, value: unknown): unknown {
-  const negotiated = env.negotiated;
-  if (negotiated.api === "0.1") return results.toolResult01(value);
+  return env.negotiated.api === "0.1" ? results.toolResult01(value) : toolSuccess02(env, tool, value);
+}
+
+/** {@link toolSuccess} on API 0.2/0.4 (its own function: a session takes one API's path only). */
+function toolSuccess02(env: MethodEnv, tool: ToolEntry, value: unknown): unknown {
   // Text only (most results): no options object, no feature lookups.
   const plain = tool.definition.output_schema === undefined ? results.plainTextResult(value) : undefined;
-  return plain !== undefined
-    ? plain
-    : results.toolResult02(value, { api: negotiated.api, outputSchema: tool.definition.output_schema, artifacts: negotiated.features.has("artifacts"), bulk: negotiated.features.has("bulk_objects_v1") });
+  return plain !== undefined ? plain : anyToolResult02(env, tool, value);
+}
+
+function anyToolResult02(env: MethodEnv, tool: ToolEntry, value: unknown): unknown {
+  const negotiated = env.negotiated;
+  return results.toolResult02(value, { api: negotiated.api, outputSchema: tool.definition.output_schema, artifacts: negotiated.features.has("artifacts"), bulk: negotiated.features.has("bulk_objects_v1") });
 }
 
 function toolFailure(env: MethodEnv, tool: ToolEntry, error: unknown): unknown {
@@ -90,23 +96,39 @@ function invalidArguments(env: MethodEnv, tool: ToolEntry, issues: readonly Argu
   return results.toolErrorResult(env.negotiated.api, invalidArgumentsText(tool.definition.name, issues));
 }
 
-// The hottest method: written out so that a synchronous handler costs no closures.
+// The hottest method: written out so that a synchronous handler costs no closures, its rare paths
+// out of line (docs/design.md, "Hot functions").
 const toolCall: Method = (env, raw, ctx) => {
   const params = objectParams("tool/call", raw);
   const tool = env.catalog.lookup(params);
   const args = params.arguments === undefined ? {} : params.arguments;
-  if (tool.validate !== undefined) {
-    const issues = tool.validate(args);
-    if (issues !== null) return invalidArguments(env, tool, issues);
-  }
+  if (tool.validate !== undefined) return validatedToolCall(env, tool, args, ctx);
   let value: unknown;
   try {
     value = tool.handler(args, ctx);
   } catch (error) {
     return toolFailure(env, tool, error);
   }
-  return isThenable(value) ? toolSettled(env, tool, value) : toolSuccess(env, tool, value);
+  return toolFinished(env, tool, value);
 };
+
+/** {@link toolCall} for a tool with an argument schema: the arguments are checked before its handler runs. */
+function validatedToolCall(env: MethodEnv, tool: ToolEntry, args: unknown, ctx: HandlerContext): unknown {
+  const issues = tool.validate!(args);
+  if (issues !== null) return invalidArguments(env, tool, issues);
+  let value: unknown;
+  try {
+    value = tool.handler(args, ctx);
+  } catch (error) {
+    return toolFailure(env, tool, error);
+  }
+  return toolFinished(env, tool, value);
+}
+
+/** The result of a tool handler that returned `value`, or a promise of it. */
+function toolFinished(env: MethodEnv, tool: ToolEntry, value: unknown): unknown {
+  return isThenable(value) ? toolSettled(env, tool, value) : toolSuccess(env, tool, value);
+}
 
 function toolSettled(env: MethodEnv, tool: ToolEntry, value: PromiseLike<unknown>): Promise<unknown> {
   return Promise.resolve(value).then(

@@ -64,28 +64,39 @@ export class RequestTable implements LiveRequests {
     this.replies.write(id, { error: new RpcError(ErrorCode.InvalidRequest, WIRE_ERRORS.duplicateId) });
   }
 
-  private readonly executeQueued = (request: ActiveRequest): void | Promise<void> => this.execute(request);
+  private readonly executeQueued = (request: ActiveRequest): void | Promise<void> => (request.settled || request.cancelled ? this.skip(request) : this.execute(request));
 
   /**
    * Run one admitted request to its reply. Synchronous when the handler is, so
    * the common path spends no promise; a promise otherwise (the scheduler waits).
+   * Its rare paths are out of line (docs/design.md, "Hot functions").
    */
   private execute(request: ActiveRequest): void | Promise<void> {
-    if (request.settled || request.cancelled) return this.skip(request);
     let result: unknown;
     try {
-      const method = methodFor(request.method);
-      request.started = true;
-      const env = (this.env ??= this.makeEnv!());
-      if (env.host.progressOn && typeof request.id === "number") request.progressSession = env.host;
-      result = dispatch(env, method, request);
+      result = this.start(request);
     } catch (error) {
-      return this.conclude(request, this.failed(request, error));
+      return this.concludeFailed(request, error);
     }
     if (!isThenable(result)) return this.conclude(request, { result });
-    // The handler's own continuations carry its scope; the runtime's wait for them does not.
-    leaveScope();
     return this.concludeLater(request, result);
+  }
+
+  /** Start the request's handler: its result, or a promise of it. */
+  private start(request: ActiveRequest): unknown {
+    const method = methodFor(request.method);
+    request.started = true;
+    const env = this.env ?? this.openEnv();
+    if (env.host.progressOn && typeof request.id === "number") request.progressSession = env.host;
+    return dispatch(env, method, request);
+  }
+
+  private openEnv(): MethodEnv {
+    return (this.env = this.makeEnv!());
+  }
+
+  private concludeFailed(request: ActiveRequest, error: unknown): void {
+    this.conclude(request, this.failed(request, error));
   }
 
   /** A request answered or cancelled before its turn: nothing to run (a cancelled one is answered `-32800`). */
@@ -94,6 +105,8 @@ export class RequestTable implements LiveRequests {
   }
 
   private concludeLater(request: ActiveRequest, result: PromiseLike<unknown>): Promise<void> {
+    // The handler's own continuations carry its scope; the runtime's wait for them does not.
+    leaveScope();
     return Promise.resolve(result).then(
       (value) => this.conclude(request, { result: value }),
       (error) => this.conclude(request, this.failed(request, error)),

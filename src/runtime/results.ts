@@ -74,9 +74,14 @@ export type ToolResultOptions = { api: ApiVersion; outputSchema: JsonObject | un
  */
 export function plainTextResult(value: unknown): JsonObject | undefined {
   if (typeof value === "string") return new TextResult(value, false, false) as unknown as JsonObject;
-  if (!isObject(value) || typeof value.content !== "string") return undefined;
-  for (const key in value) if (key !== "content" && (key !== "is_error" || typeof value.is_error !== "boolean")) return undefined;
+  if (!isObject(value) || typeof value.content !== "string" || !onlyTextKeys(value)) return undefined;
   return new TextResult(value.content, value.is_error === true, false) as unknown as JsonObject;
+}
+
+/** `content` and a boolean `is_error` only (out of line, so that {@link plainTextResult} stays small enough to inline). */
+function onlyTextKeys(value: JsonObject): boolean {
+  for (const key in value) if (key !== "content" && (key !== "is_error" || typeof value.is_error !== "boolean")) return false;
+  return true;
 }
 
 /** Command result (docs/protocol-0.2.md §8.4). */

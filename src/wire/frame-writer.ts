@@ -78,11 +78,15 @@ export class FrameWriter {
   write(line: WireLine): Promise<void> {
     // A short text frame joining a flush someone already awaits (a burst of progress events): no calls.
     const pending = this.pending;
-    if (pending !== undefined && pending.promise !== undefined && this.held === undefined && typeof line === "string" && this.text.length + line.length < EARLY_WRITE_CHARS) {
-      if (line.length >= LONG_FRAME_LENGTH) this.longFramesLength += line.length;
+    if (pending !== undefined && pending.promise !== undefined && this.held === undefined && typeof line === "string" && line.length < LONG_FRAME_LENGTH && this.text.length + line.length < EARLY_WRITE_CHARS) {
       this.text += line;
       return pending.promise;
     }
+    return this.writeOther(line);
+  }
+
+  /** {@link write} for the first frame of a flush cycle and any frame the short path does not take (out of line: see docs/design.md, "Hot functions"). */
+  private writeOther(line: WireLine): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     const flush = this.enqueue(line);
     return flush ? flush.done() : Promise.reject(this.failure);
@@ -143,13 +147,9 @@ export class FrameWriter {
   }
 
   private enqueue(line: WireLine): Flush | undefined {
-    if (line.length >= LONG_FRAME_LENGTH) this.longFramesLength += line.length;
-    if (this.held !== undefined) this.held.push(line);
-    else if (typeof line === "string") {
-      // Small frames of one task share one sink write; a long burst is handed over every 64 KiB.
-      this.text += line;
-      if (this.text.length >= EARLY_WRITE_CHARS && !this.handOverText()) return undefined;
-    } else if (!this.handOverText() || !this.handToSink(line)) return undefined;
+    // Small frames of one task share one sink write (the usual frame is appended here; any other out of line).
+    if (typeof line === "string" && line.length < LONG_FRAME_LENGTH && this.held === undefined && this.text.length + line.length < EARLY_WRITE_CHARS) this.text += line;
+    else if (!this.enqueueOther(line)) return undefined;
     const flush = (this.pending ??= new Flush());
     if (!this.flushing) {
       this.flushing = true;
@@ -157,6 +157,18 @@ export class FrameWriter {
       queueMicrotask(this.flushNext);
     }
     return flush;
+  }
+
+  /** {@link enqueue} for a long frame, one of bytes, one held before the first flush, or one that fills 64 KiB: false when the sink failed. */
+  private enqueueOther(line: WireLine): boolean {
+    if (line.length >= LONG_FRAME_LENGTH) this.longFramesLength += line.length;
+    if (this.held !== undefined) this.held.push(line);
+    else if (typeof line === "string") {
+      // A long burst is handed over every 64 KiB.
+      this.text += line;
+      if (this.text.length >= EARLY_WRITE_CHARS && !this.handOverText()) return false;
+    } else if (!this.handOverText() || !this.handToSink(line)) return false;
+    return true;
   }
 
   /** Frames of the current task not yet handed to the sink. */

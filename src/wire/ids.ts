@@ -1,4 +1,4 @@
-import { echoValue, rawNumber, readInteger } from "./json.ts";
+import { echoValue, hasNumberSource, rawNumber, readInteger } from "./json.ts";
 
 /**
  * A JSON-RPC request id. Integers beyond 2^53 are kept as `bigint` so that they
@@ -16,6 +16,13 @@ export type IdRead =
 
 /** Read and validate `message[key]`: any JSON integer or any string is valid (docs/protocol-0.2.md §1.4). */
 export function readId(message: Record<string, unknown>, key = "id"): IdRead {
+  // The usual id (a string, or an integer written canonically) here; anything else out of line (docs/design.md, "Hot functions").
+  const value = message[key];
+  if (typeof value === "string" || (typeof value === "number" && Number.isSafeInteger(value) && !hasNumberSource(message, key))) return { kind: "valid", id: value };
+  return readOtherId(message, key);
+}
+
+function readOtherId(message: Record<string, unknown>, key: string): IdRead {
   if (!(key in message)) return { kind: "absent" };
   const value = message[key];
   if (typeof value === "string") return { kind: "valid", id: value };

@@ -124,6 +124,11 @@ export function holdsBigInt(value: unknown): boolean {
   return bigHolders !== undefined && typeof value === "object" && value !== null && bigHolders.has(value);
 }
 
+/** Whether the number at `holder[key]` was written otherwise than its JS rendering (`1.0`, `-0`, `1E2`): its source was kept. */
+export function hasNumberSource(holder: object, key: string): boolean {
+  return lexemes !== undefined && lexemes.get(holder)?.has(key) === true;
+}
+
 /** The source text of the number at `holder[key]` (its JS rendering when it round-trips). */
 export function numberSource(holder: object, key: string): string {
   return lexemes?.get(holder)?.get(key) ?? String((holder as Record<string, unknown>)[key]);
