@@ -61,9 +61,13 @@ export function runEntered<A, B, C, T>(scope: RequestScope, fn: (a: A, b: B, c: 
   }
 }
 
-/** End a store {@link runEntered} left set: continuations made from here on see no request. */
+/**
+ * End a store {@link runEntered} left set: continuations made from here on see no request. Nothing
+ * happens while a handler's synchronous part runs (it made the call, through a write): its later
+ * continuations must keep its scope.
+ */
 export function leaveScope(): void {
-  if (!entered) return;
+  if (!entered || running !== undefined) return;
   entered = false;
   storage!.enterWith(undefined as unknown as RequestScope);
 }

@@ -4,6 +4,7 @@ import { type LineEvent, lineLength, type SplitEvent, TextLineSplitter } from ".
 import { type ReadResult, readAhead } from "../wire/read-ahead.ts";
 import { claimStdio } from "../wire/stdio.ts";
 import { GarbagePacer } from "./garbage-pacer.ts";
+import { leaveScope } from "./scope.ts";
 
 /**
  * The transport: where the bytes of a session are read and written. `serve`
@@ -66,7 +67,7 @@ export async function serve(
   // `Promise.withResolvers`, never `new Promise(executor)` before the initialize reply: the constructor's
   // first use costs ~0.1 ms and ~16 page faults (docs/performance.md).
   const { promise: stopped, resolve: stop } = Promise.withResolvers<void>();
-  const writer = new FrameWriter(io.output ?? stdio!.protocol, () => log.info("extension protocol stream closed"));
+  const writer = new FrameWriter(io.output ?? stdio!.protocol, () => log.info("extension protocol stream closed"), leaveScope);
   let handlersReady: Promise<void> | undefined;
   if (stdio) {
     const { promise, resolve: sealed } = Promise.withResolvers<void>();

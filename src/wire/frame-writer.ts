@@ -60,9 +60,16 @@ export class FrameWriter {
   /** Frames held until the first flush completed (`undefined` once it has). */
   private held: WireLine[] | undefined = [];
 
+  /**
+   * `detach` runs before the writer schedules a continuation of its own (a flush cycle, the end of a
+   * buffered write), so that the embedder can clear what the continuation would otherwise keep alive:
+   * the runtime ends a request's ambient scope there (scope.ts `leaveScope`), or the cycle would keep
+   * that request, and the frames it read and wrote, until the host had read the flush.
+   */
   constructor(
     private sink: FrameSink,
     private readonly onFailure: (error: Error) => void = () => {},
+    private readonly detach: () => void = () => {},
   ) {}
 
   /**
@@ -154,6 +161,7 @@ export class FrameWriter {
     if (!this.flushing) {
       this.flushing = true;
       // Let the current task queue more frames so they share one flush.
+      this.detach();
       queueMicrotask(this.flushNext);
     }
     return flush;
@@ -186,7 +194,10 @@ export class FrameWriter {
       const accepted = this.sink.write(line);
       this.handedOverLength += line.length;
       // A promise means the sink buffered the rest; its flush waits for it.
-      if (typeof accepted !== "number") accepted.then(undefined, this.onWriteError);
+      if (typeof accepted !== "number") {
+        this.detach();
+        accepted.then(undefined, this.onWriteError);
+      }
       return true;
     } catch (error) {
       this.fail(error as Error);

@@ -39,6 +39,26 @@ describe("ambient request scope across one worker-pool turn", () => {
     expect(currentRequestId()).toBeUndefined();
   });
 
+  test("a handler that writes first in a flush cycle (the writer schedules its flush then) keeps its scope across its awaits", async () => {
+    const seen: [unknown, unknown][] = [];
+    const h = await inProcess(
+      (ext) =>
+        ext.tool({ name: "step", description: "d" }, async (_args, ctx) => {
+          await ext.progress("first"); // the first frame of a flush cycle: the writer schedules the flush here
+          seen.push([ctx.requestId, currentRequestId()]);
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          await ext.progress("second");
+          seen.push([ctx.requestId, currentRequestId()]);
+          return "done";
+        }),
+      { features: ["request_progress"] },
+    );
+    h.sendChunk([401, 402].map((id) => ({ id, method: "tool/call", params: { name: "step", arguments: {} } })));
+    for (const id of [401, 402]) await h.waitFor((f) => f.id === id && !("method" in f));
+    expect(seen.sort()).toEqual([[401, 401], [401, 401], [402, 402], [402, 402]]);
+    expect(h.frames.filter((f) => f.method === "$/progress")).toHaveLength(4);
+  });
+
   test("a pool turn ends the scope its jobs entered; leaveScope ends it for what follows", async () => {
     const scope = { id: 7, method: "tool/call", token: new CancellationToken() };
     const scheduler = new Scheduler(0, 10); // no worker yet: the job waits
