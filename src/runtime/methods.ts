@@ -102,7 +102,8 @@ const toolCall: Method = (env, raw, ctx) => {
   const params = objectParams("tool/call", raw);
   const tool = env.catalog.lookup(params);
   const args = params.arguments === undefined ? {} : params.arguments;
-  if (tool.validate !== undefined) return validatedToolCall(env, tool, args, ctx);
+  const refused = tool.validate === undefined ? undefined : refusedArguments(env, tool, args);
+  if (refused !== undefined) return refused;
   let value: unknown;
   try {
     value = tool.handler(args, ctx);
@@ -112,17 +113,10 @@ const toolCall: Method = (env, raw, ctx) => {
   return toolFinished(env, tool, value);
 };
 
-/** {@link toolCall} for a tool with an argument schema: the arguments are checked before its handler runs. */
-function validatedToolCall(env: MethodEnv, tool: ToolEntry, args: unknown, ctx: HandlerContext): unknown {
+/** For a tool with an argument schema: the error result when its arguments do not match, else undefined. */
+function refusedArguments(env: MethodEnv, tool: ToolEntry, args: unknown): unknown {
   const issues = tool.validate!(args);
-  if (issues !== null) return invalidArguments(env, tool, issues);
-  let value: unknown;
-  try {
-    value = tool.handler(args, ctx);
-  } catch (error) {
-    return toolFailure(env, tool, error);
-  }
-  return toolFinished(env, tool, value);
+  return issues === null ? undefined : invalidArguments(env, tool, issues);
 }
 
 /** The result of a tool handler that returned `value`, or a promise of it. */

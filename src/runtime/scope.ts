@@ -46,7 +46,8 @@ let entered = false;
  * restored per request (`AsyncLocalStorage.run` was ~8% of a pipelined call while JSC warms up,
  * docs/performance.md). The store stays set after `fn` returns, while only the pool's own code runs,
  * until the next request's is entered or {@link leaveScope} ends it: before anything that must not
- * see the request (a handler's promise is awaited, after-reply callbacks run) and when the turn ends.
+ * see the request (a handler's promise is awaited, after-reply callbacks run, the writer schedules a
+ * flush: `FrameWriter`'s `detach`) and when the turn ends.
  */
 export function runEntered<A, B, C, T>(scope: RequestScope, fn: (a: A, b: B, c: C) => T, a: A, b: B, c: C): T {
   storage ??= new (require("node:async_hooks") as typeof import("node:async_hooks")).AsyncLocalStorage<RequestScope>();
