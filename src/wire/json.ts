@@ -144,7 +144,7 @@ export function readInteger(holder: object, key: string): number | bigint | unde
   if (typeof value === "bigint") return value;
   if (typeof value !== "number") return undefined;
   // No lexeme recorded: the text was the canonical rendering (the common case, no string work).
-  if (Number.isSafeInteger(value) && lexemes?.get(holder)?.has(key) !== true) return value;
+  if (Number.isSafeInteger(value) && !hasNumberSource(holder, key)) return value;
   return integerFromSource(holder, key, value);
 }
 
