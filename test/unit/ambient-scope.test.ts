@@ -8,7 +8,7 @@ import { inProcess } from "./harness.ts";
 /**
  * The ambient request (`currentRequestId`, `ext.progress` without an id, host calls' parent) when the
  * worker pool runs several handlers in one turn: each handler and every continuation it makes sees its
- * own request; nothing after the turn sees any (scope.ts `runEntered`, docs/performance.md).
+ *  own request; nothing after the turn sees any (scope.ts `runEntered`, docs/design.md).
  */
 describe("ambient request scope across one worker-pool turn", () => {
   test("sync and async handlers of one chunk, and the continuations they make, each see their own request", async () => {
