@@ -2,10 +2,10 @@ import { isObject } from "../check.ts";
 import { ErrorCode, RpcError, errorText } from "../errors.ts";
 import { type Feature, LIFECYCLE_METHODS, type LifecycleMethod, oversizeText, WIRE_ERRORS } from "../protocol.ts";
 import type { Logger } from "../log.ts";
-import { decodeLine, decodeText, parseFrame } from "../wire/decode.ts";
+import { decodeLine, decodeText } from "../wire/decode.ts";
 import type { FrameWriter } from "../wire/frame-writer.ts";
 import { type RequestId, readId, wireId } from "../wire/ids.ts";
-import { readInteger } from "../wire/json.ts";
+import { parseJson, readInteger } from "../wire/json.ts";
 import type { LineEvent } from "../wire/line-splitter.ts";
 import { CancellationToken } from "./cancellation.ts";
 import { initializeFailureReply, shutdownFailureReply } from "./failure.ts";
@@ -160,8 +160,13 @@ export class Connection implements Endpoint {
   /** Handle one event from the line splitter: the usual one (a decoded line holding an object) here, any other out of line. */
   receive(event: LineEvent): void {
     if (this.waiting === undefined && event.kind === "text" && event.text.charCodeAt(0) === 123) {
-      const value = parseFrame(event.text);
-      if (value !== undefined) return this.route(value);
+      let value: unknown;
+      try {
+        value = parseJson(event.text);
+      } catch {
+        return this.receiveOther(event);
+      }
+      return this.route(value);
     }
     this.receiveOther(event);
   }
@@ -189,13 +194,18 @@ export class Connection implements Endpoint {
    * takes {@link routeOther} (out of line: this runs per frame, and the JIT compiles what it holds).
    */
   private route(value: unknown): void {
-    if (!isObject(value) || value.jsonrpc !== JSONRPC || !("method" in value)) return this.routeOther(value);
-    const method = value.method;
-    const id = readId(value);
+    // An array has no `method`: it takes routeOther with the other non-objects.
+    if (typeof value !== "object" || value === null || (value as JsonObject).jsonrpc !== JSONRPC || !("method" in value)) return this.routeOther(value);
+    const method = (value as JsonObject).method;
+    const id = readId(value as JsonObject);
     if (typeof method !== "string" || method === "" || id.kind === "invalid") return this.routeOther(value);
-    const params = value.params === undefined ? {} : value.params;
+    const params = (value as JsonObject).params === undefined ? {} : (value as JsonObject).params;
     if (id.kind === "absent") return this.routeNotification(method, params);
-    this.routeRequest(id.id, method, params);
+    // The common case first: a method served by the request side of a ready session.
+    if (this.state === "ready" && this.requests !== undefined && method !== "initialize" && method !== "$/cancelRequest" && method !== "shutdown") {
+      return this.requests.admit(id.id, method, params);
+    }
+    this.routeControl(id.id, method, params);
   }
 
   /** Every check of a frame in order (docs/protocol-0.2.md §8.3): responses, and what is answered as invalid. */
@@ -212,7 +222,7 @@ export class Connection implements Endpoint {
     const params = value.params === undefined ? {} : value.params;
     if (id.kind === "absent") return this.routeNotification(method, params);
     if (id.kind === "invalid") return this.replies.reject(ErrorCode.InvalidRequest, WIRE_ERRORS.badId, echoOf(id));
-    this.routeRequest(id.id, method, params);
+    this.routeControl(id.id, method, params);
   }
 
   private routeResponse(message: JsonObject, id: ReturnType<typeof readId>): void {
@@ -232,13 +242,6 @@ export class Connection implements Endpoint {
     logger.warning("ignored unknown notification", { method });
   }
 
-  private routeRequest(id: RequestId, method: string, params: unknown): void {
-    // The common case first: a method served by the request side of a ready session.
-    if (this.state === "ready" && this.requests !== undefined && method !== "initialize" && method !== "$/cancelRequest" && method !== "shutdown") {
-      return this.requests.admit(id, method, params);
-    }
-    this.routeControl(id, method, params);
-  }
 
   /** Session control (`initialize`, `$/cancelRequest`, `shutdown`) and the refusals by session state. */
   private routeControl(id: RequestId, method: string, params: unknown): void {
@@ -351,7 +354,7 @@ export class Connection implements Endpoint {
     const host = this.host;
     if (this.engine === undefined || host === undefined) return { result: {} };
     const scope = { id, method: "shutdown", token: new CancellationToken() };
-    const ctx = new this.engine.requestContext.RequestContext(scope, {}, host);
+    const ctx = new this.engine.requestContext.RequestContext(scope, host);
     const run = async () => {
       await runInScope(scope, () => handler(params, ctx));
     };

@@ -99,7 +99,7 @@ function invalidArguments(env: MethodEnv, tool: ToolEntry, issues: readonly Argu
 // The hottest method: written out so that a synchronous handler costs no closures, its rare paths
 // out of line (docs/design.md, "Hot functions").
 const toolCall: Method = (env, raw, ctx) => {
-  const params = objectParams("tool/call", raw);
+  const params = isObject(raw) ? raw : objectParams("tool/call", raw);
   const tool = env.catalog.lookup(params);
   const args = params.arguments === undefined ? {} : params.arguments;
   const refused = tool.validate === undefined ? undefined : refusedArguments(env, tool, args);
@@ -110,18 +110,13 @@ const toolCall: Method = (env, raw, ctx) => {
   } catch (error) {
     return toolFailure(env, tool, error);
   }
-  return toolFinished(env, tool, value);
+  return isThenable(value) ? toolSettled(env, tool, value) : toolSuccess(env, tool, value);
 };
 
 /** For a tool with an argument schema: the error result when its arguments do not match, else undefined. */
 function refusedArguments(env: MethodEnv, tool: ToolEntry, args: unknown): unknown {
   const issues = tool.validate!(args);
   return issues === null ? undefined : invalidArguments(env, tool, issues);
-}
-
-/** The result of a tool handler that returned `value`, or a promise of it. */
-function toolFinished(env: MethodEnv, tool: ToolEntry, value: unknown): unknown {
-  return isThenable(value) ? toolSettled(env, tool, value) : toolSuccess(env, tool, value);
 }
 
 function toolSettled(env: MethodEnv, tool: ToolEntry, value: PromiseLike<unknown>): Promise<unknown> {
@@ -223,7 +218,7 @@ const resourceDispose: Method = (env, raw) => {
 
 /** The method serving host requests named `name`; `-32601` for any other. */
 export function methodFor(name: string): Method {
-  const method = Object.hasOwn(METHODS, name) ? METHODS[name] : undefined;
+  const method = METHODS.get(name);
   if (!method) throw notFound(`unknown method: ${name}`);
   return method;
 }
@@ -235,20 +230,18 @@ export function methodFor(name: string): Method {
  * For the worker pool only: the scope is left entered (`runEntered`), the pool ends it.
  */
 export function dispatch(env: MethodEnv, method: Method, request: RequestScope & { params: unknown }): unknown {
-  const params = request.params;
-  const context = isObject(params) && isObject(params.context) ? params.context : {};
-  return runEntered(request, method, env, params, new RequestContext(request, context, env.host));
+  return runEntered(request, method, env, request.params, new RequestContext(request, env.host));
 }
 
 /** Host request methods the runtime answers through the worker pool. */
-const METHODS: Readonly<Record<string, Method>> = {
-  "tool/call": toolCall,
-  "command/execute": commandExecute,
-  "hook/run": hookRun,
-  "context/collect": contextCollect,
-  "status/collect": statusCollect,
-  "tool/render": toolRender,
-  "menu/collect": menuCollect,
-  "shortcut/execute": shortcutExecute,
-  "resource/dispose": resourceDispose,
-};
+const METHODS: ReadonlyMap<string, Method> = new Map([
+  ["tool/call", toolCall],
+  ["command/execute", commandExecute],
+  ["hook/run", hookRun],
+  ["context/collect", contextCollect],
+  ["status/collect", statusCollect],
+  ["tool/render", toolRender],
+  ["menu/collect", menuCollect],
+  ["shortcut/execute", shortcutExecute],
+  ["resource/dispose", resourceDispose],
+]);

@@ -4,20 +4,30 @@ import { type Host, hostHandle } from "./host-handle.ts";
 import { boundAccess, type HostSession } from "./host-session.ts";
 import type { RequestScope } from "./scope.ts";
 import type { HandlerContext, JsonObject } from "./types.ts";
+import { isObject } from "../check.ts";
+
+function contextOf(params: unknown): JsonObject {
+  return isObject(params) && isObject(params.context) ? params.context : {};
+}
 
 /** The handler's second argument (`HandlerContext`) for the request `scope`; `signal` and `host` are made only when read. */
 export class RequestContext implements HandlerContext {
   private declare handle: Host | undefined;
   private declare readonly scope: RequestScope;
-  declare readonly context: JsonObject;
+  private declare ambient: JsonObject | undefined;
   private declare readonly session: HostSession;
 
   // Assigned here rather than as class fields or parameter properties: one is made per request (see `CancellationToken`).
-  constructor(scope: RequestScope, context: JsonObject, session: HostSession) {
+  constructor(scope: RequestScope, session: HostSession) {
     this.handle = undefined;
     this.scope = scope;
-    this.context = context;
+    this.ambient = undefined;
     this.session = session;
+  }
+
+  /** `params.context` as the host sent it (`{}` when it sent none). */
+  get context(): JsonObject {
+    return (this.ambient ??= contextOf(this.scope.params));
   }
 
   get host(): Host {

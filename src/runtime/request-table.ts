@@ -69,32 +69,28 @@ export class RequestTable implements LiveRequests {
     this.replies.write(id, { error: new RpcError(ErrorCode.InvalidRequest, WIRE_ERRORS.duplicateId) });
   }
 
-  private readonly executeQueued = (request: ActiveRequest): void | Promise<void> => (request.settled || request.cancelled ? this.skip(request) : this.execute(request));
-
   /**
    * Run one admitted request to its reply. Synchronous when the handler is, so
    * the common path spends no promise; a promise otherwise (the scheduler waits).
-   * Its rare paths are out of line (docs/design.md, "Hot functions").
+   * A request answered or cancelled before its turn is skipped (`ended`: a plain
+   * field, where `cancelled` is a getter). Its rare paths are out of line
+   * (docs/design.md, "Hot functions").
    */
-  private execute(request: ActiveRequest): void | Promise<void> {
+  private readonly executeQueued = (request: ActiveRequest): void | Promise<void> => {
+    if (request.ended) return this.skip(request);
     let result: unknown;
     try {
-      result = this.start(request);
+      const method = methodFor(request.method);
+      request.started = true;
+      const env = this.env ?? this.openEnv();
+      if (env.host.progressOn && typeof request.id === "number") request.progressSession = env.host;
+      result = dispatch(env, method, request);
     } catch (error) {
       return this.concludeFailed(request, error);
     }
     if (!isThenable(result)) return this.conclude(request, { result });
     return this.concludeLater(request, result);
-  }
-
-  /** Start the request's handler: its result, or a promise of it. */
-  private start(request: ActiveRequest): unknown {
-    const method = methodFor(request.method);
-    request.started = true;
-    const env = this.env ?? this.openEnv();
-    if (env.host.progressOn && typeof request.id === "number") request.progressSession = env.host;
-    return dispatch(env, method, request);
-  }
+  };
 
   private openEnv(): MethodEnv {
     return (this.env = this.makeEnv!());
@@ -124,7 +120,7 @@ export class RequestTable implements LiveRequests {
 
   /** Commit the outcome, unless a cancel was seen first (docs/protocol-0.2.md §8.5). */
   private conclude(request: ActiveRequest, outcome: Outcome): void {
-    if (request.abandoned || request.cancelled || "error" in outcome) return this.concludeOther(request, outcome);
+    if (request.abandoned || request.ended || "error" in outcome) return this.concludeOther(request, outcome);
     this.settle(request, outcome);
   }
 

@@ -48,15 +48,6 @@ export function asciiText(bytes: Uint8Array): string | undefined {
   return text.length === bytes.length && !text.includes("\uFFFD") ? text : undefined;
 }
 
-/** A decoded line's JSON value, or `undefined` when it is not JSON (which no frame parses to); `decodeText` says why. */
-export function parseFrame(text: string): unknown {
-  try {
-    return parseJson(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Decode a line the splitter already decoded (ASCII, so valid UTF-8): JSON, or blank. */
 export function decodeText(text: string): Decoded {
   // A frame starts with `{`: only other lines are looked at whole.
