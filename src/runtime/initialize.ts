@@ -1,7 +1,8 @@
 import { ErrorCode, RpcError } from "../errors.ts";
 import { API04_FEATURES, API04_HOOK_FEATURES, type Feature, FEATURE_NEEDS, type LifecycleMethod, negotiatesFeatures, RESOURCE_LIMITS } from "../protocol.ts";
 import { readInteger } from "../wire/json.ts";
-import { type BulkOffer, acceptBulkOffer } from "./bulk.ts";
+import type { BulkOffer } from "./bulk.ts";
+import { offPathModules } from "./lazy-host-calls.ts";
 import { type FlagValue, readFlagValues } from "./flags.ts";
 import { usesFeature } from "./feature-use.ts";
 import { type Registry, wireDefinition } from "./registry.ts";
@@ -99,7 +100,8 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
       }
     }
     if (features.includes("bulk_objects_v1")) {
-      const accepted = acceptBulkOffer(protocol.bulk_objects_v1);
+      // Required on the spot (the off-path chunk): only a session that negotiates blob transfer needs it before the reply.
+      const accepted = offPathModules().bulk.acceptBulkOffer(protocol.bulk_objects_v1);
       if ("offer" in accepted) bulk = accepted.offer;
       else {
         features = features.filter((f) => f !== "bulk_objects_v1");

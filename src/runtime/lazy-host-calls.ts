@@ -26,6 +26,8 @@ export interface OffPathModules {
   /** The session's outbound engine and the `Host` handle (`lazy-modules.ts`). */
   hostSession: typeof import("./host-session.ts");
   hostHandle: typeof import("./host-handle.ts");
+  /** Blob transfer (`bulk_objects_v1`): `negotiate` requires it on the spot when the host offers it. */
+  bulk: typeof import("./bulk.ts");
 }
 
 /** What `Connection` needs of {@link OffPathModules} to serve requests. */

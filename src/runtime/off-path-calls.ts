@@ -15,3 +15,5 @@ export * as requestContext from "./request-context.ts";
 // The session's outbound engine and the host-call handle: no initialize reply needs them.
 export * as hostSession from "./host-session.ts";
 export * as hostHandle from "./host-handle.ts";
+// Blob transfer: only a session that negotiates `bulk_objects_v1` needs it, and initialize requires it then.
+export * as bulk from "./bulk.ts";

@@ -36,6 +36,8 @@ const LAZY = {
   "catalog.ts": "invalid dynamic tool catalog response",
   "host-handle.ts": "waitForIdle:",
   "stray-output.ts": "/octet-${",
+  // Required by initialize only when the host offers bulk_objects_v1 (src/runtime/initialize.ts).
+  "bulk.ts": "the offer is not a local-file.v1 offer",
 };
 
 test("the start-up chunks hold none of the lazily loaded modules; the build holds all of them", async () => {
