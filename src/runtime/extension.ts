@@ -413,21 +413,15 @@ export class Extension extends DeprecatedNames implements Host {
 }
 
 /**
- * API 0.3's engine (src/runtime/v03/). A dynamic import, so that a build with `--splitting` (as
- * `octet-extension build` compiles) keeps it out of the start-up code of the other versions; loaded
- * before the author's code runs when the host launched this process on 0.3 (it always sets the variable).
+ * API 0.3's engine (src/runtime/v03/), required when an `Extension` is made for 0.3. A literal
+ * `require` is a chunk of its own under `--splitting` (as `octet-extension build` compiles), so
+ * the start-up code of the other versions holds none of it; it works from source and compiled. (A
+ * top-level `await import()` did the same but made every module that imports this one an async
+ * module: ~0.08 ms of every cold start, docs/performance.md.)
  */
-let canonicalModule: typeof import("./v03/canonical-extension.ts") | undefined =
-  process.env.OCTET_EXTENSION_API_VERSION === "0.3" ? await import("./v03/canonical-extension.ts") : undefined;
+let canonicalModule: typeof import("./v03/canonical-extension.ts") | undefined;
 
-/** The 0.3 engine; constructed for 0.3 without the host's variable (a test, a script), it is required now from source. */
 function canonicalEngine(): typeof CanonicalExtension {
-  // Named by a variable, so that a bundler does not pull the engine into the start-up chunk.
-  const source = new URL("./v03/canonical-extension.ts", import.meta.url).pathname;
-  try {
-    canonicalModule ??= require(source) as typeof import("./v03/canonical-extension.ts");
-  } catch (error) {
-    throw new Error(`API 0.3 needs OCTET_EXTENSION_API_VERSION=0.3 in this bundle (octet sets it when it launches the extension): ${(error as Error).message}`);
-  }
+  canonicalModule ??= require("./v03/canonical-extension.ts") as typeof import("./v03/canonical-extension.ts");
   return canonicalModule.CanonicalExtension;
 }
