@@ -242,7 +242,6 @@ export class Connection implements Endpoint {
     logger.warning("ignored unknown notification", { method });
   }
 
-
   /** Session control (`initialize`, `$/cancelRequest`, `shutdown`) and the refusals by session state. */
   private routeControl(id: RequestId, method: string, params: unknown): void {
     if (method === "initialize") return this.initialize(id, params);

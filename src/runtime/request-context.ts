@@ -1,11 +1,12 @@
+import { isObject } from "../check.ts";
 import type { CancellationToken } from "./cancellation.ts";
 import { scratchDirectory, workspaceOf } from "./handler-paths.ts";
 import { type Host, hostHandle } from "./host-handle.ts";
 import { boundAccess, type HostSession } from "./host-session.ts";
 import type { RequestScope } from "./scope.ts";
 import type { HandlerContext, JsonObject } from "./types.ts";
-import { isObject } from "../check.ts";
 
+/** A request's `params.context`, or `{}` when the host sent none (or not an object). */
 function contextOf(params: unknown): JsonObject {
   return isObject(params) && isObject(params.context) ? params.context : {};
 }
