@@ -8,14 +8,14 @@ import type { ArgumentValidator } from "./arguments.ts";
 import { Connection } from "./connection.ts";
 import { DeprecatedNames } from "./deprecated-names.ts";
 import type { FlagValue } from "./flags.ts";
-import { loadHostServices } from "./lazy-host-calls.ts";
+import { loadHostServices, offPathModules } from "./lazy-host-calls.ts";
 import { hostHandleModule } from "./lazy-modules.ts";
 import type { Host, ProgressOptions } from "./host-handle.ts";
 import type { HostAccess, HostSession } from "./host-session.ts";
 import { type ExtensionOptions, type ResolvedOptions, resolveApiVersion, resolveOptions } from "./options.ts";
 import type { ProgressEvent } from "./progress.ts";
 import { Registry, type ToolRegistration } from "./registry.ts";
-import { makeResourceType, type ResourceType } from "./resources.ts";
+import type { ResourceType } from "./resources.ts";
 import { ActiveRequest } from "./active-request.ts";
 import { currentScope, running } from "./scope.ts";
 import { type RunOptions, serve } from "./serve.ts";
@@ -283,7 +283,8 @@ export class Extension extends DeprecatedNames implements Host {
    * const Db = ext.resourceType<Database>("db.connection", { dispose: (db) => db.close() });
    */
   resourceType<T>(name: string, options: { dispose?: (value: T) => void | Promise<void> } = {}): ResourceType<T> {
-    const type = makeResourceType<T>(name, options.dispose);
+    // Resources are in the off-path chunk (lazy-host-calls.ts): only extensions that declare a type load it this early.
+    const type = offPathModules().resources.makeResourceType<T>(name, options.dispose);
     this.legacy("ext.resourceType()").addResourceType(type);
     return type;
   }

@@ -29,6 +29,11 @@ export function readFlagValues(params: JsonObject, contributes: JsonObject): Rea
   }
   const given = params.flag_values;
   if (given === undefined || given === null) return Object.freeze(values);
+  return withGivenValues(values, given);
+}
+
+/** {@link readFlagValues} with `flag_values` sent (out of line: a function is linked whole on its first call). */
+function withGivenValues(values: Record<string, FlagValue>, given: unknown): Readonly<Record<string, FlagValue>> {
   if (!Array.isArray(given) || given.length > MAX_FLAGS) throw invalid(`initialize flag_values must be an array of at most ${MAX_FLAGS} {name, value} objects`);
   const seen = new Set<string>();
   for (const entry of given) {

@@ -48,7 +48,8 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
   checkDeclared(contributes, "commands", registry.commands);
   let shortcuts: unknown[] = [];
   if (negotiatesFeatures(api)) {
-    shortcuts = declaredShortcuts(contributes, registry.shortcuts);
+    // Linked only when sent: most manifests declare no shortcuts.
+    if ("shortcuts" in contributes) shortcuts = declaredShortcuts(contributes, registry.shortcuts);
     if (registry.menuHandler && params.contributes !== undefined && contributes.menu !== true) throw invalid("a menu handler requires contributes.menu = true");
   }
 
@@ -92,22 +93,11 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
     features = withoutUnmetNeeds(features, seen);
     // Bulk objects only with an offer this runtime can use (octet sends one whenever it offers the feature).
     if (features.includes("resource_refs_v1") && !exactResourceLimits(limits.resource_refs_v1)) throw invalid("unsupported resource registry limits");
-    // octet fails initialize when a declared 0.4 hook's feature is not selected: say so here instead.
-    const declaredHooks = Array.isArray(contributes.hooks) ? contributes.hooks : [];
-    if (declaredHooks.length > 0) for (const [hook, feature] of Object.entries(API04_HOOK_FEATURES)) {
-      if (declaredHooks.includes(hook) && !features.includes(feature)) {
-        throw new RpcError(ErrorCode.ServerError, `declared hook ${hook} needs the ${feature} feature, which was not negotiated`, { hook, feature });
-      }
-    }
+    if (Array.isArray(contributes.hooks) && contributes.hooks.length > 0) checkHookFeatures(contributes.hooks, features);
     if (features.includes("bulk_objects_v1")) {
-      // Required on the spot (the off-path chunk): only a session that negotiates blob transfer needs it before the reply.
-      const accepted = offPathModules().bulk.acceptBulkOffer(protocol.bulk_objects_v1);
-      if ("offer" in accepted) bulk = accepted.offer;
-      else {
-        features = features.filter((f) => f !== "bulk_objects_v1");
-        const offered = isObject(protocol.bulk_objects_v1) ? protocol.bulk_objects_v1.transfer_directory : undefined;
-        options.warn?.("bulk_objects_v1 not selected: refusing the host's transfer directory", { transfer_directory: offered, reason: accepted.refused });
-      }
+      const accepted = acceptBulk(protocol, options);
+      if (accepted !== undefined) bulk = accepted;
+      else features = features.filter((f) => f !== "bulk_objects_v1");
     }
     if (seen.has("lifecycle_events")) lifecycleEvents = [...registry.lifecycle.keys()].sort();
   }
@@ -132,6 +122,27 @@ export function negotiate(params: unknown, registry: Registry, options: Initiali
   };
 }
 
+/** octet fails initialize when a declared 0.4 hook's feature is not selected: say so here instead. */
+function checkHookFeatures(declaredHooks: unknown[], features: readonly Feature[]): void {
+  for (const [hook, feature] of Object.entries(API04_HOOK_FEATURES)) {
+    if (declaredHooks.includes(hook) && !features.includes(feature)) {
+      throw new RpcError(ErrorCode.ServerError, `declared hook ${hook} needs the ${feature} feature, which was not negotiated`, { hook, feature });
+    }
+  }
+}
+
+/**
+ * The host's blob transfer offer, or undefined (warned) when its transfer directory is refused. Required on the
+ * spot (the off-path chunk): only a session that negotiates blob transfer needs it before the reply.
+ */
+function acceptBulk(protocol: JsonObject, options: InitializeOptions): BulkOffer | undefined {
+  const accepted = offPathModules().bulk.acceptBulkOffer(protocol.bulk_objects_v1);
+  if ("offer" in accepted) return accepted.offer;
+  const offered = isObject(protocol.bulk_objects_v1) ? protocol.bulk_objects_v1.transfer_directory : undefined;
+  options.warn?.("bulk_objects_v1 not selected: refusing the host's transfer directory", { transfer_directory: offered, reason: accepted.refused });
+  return undefined;
+}
+
 /** `contributes[key]` must name exactly the registered handlers (no duplicates); the map's keys are the registered names. */
 function checkDeclared(contributes: JsonObject, key: "tools" | "commands", registered: ReadonlyMap<string, unknown>): void {
   if (!(key in contributes)) return;
@@ -153,7 +164,6 @@ function checkDeclared(contributes: JsonObject, key: "tools" | "commands", regis
  * the reply must repeat it exactly.
  */
 function declaredShortcuts(contributes: JsonObject, handlers: ReadonlyMap<string, unknown>): unknown[] {
-  if (!("shortcuts" in contributes)) return [];
   const registered = [...handlers.keys()];
   const declared = contributes.shortcuts;
   if (!Array.isArray(declared) || declared.some((s) => !isObject(s) || typeof s.name !== "string" || typeof s.key !== "string" || typeof s.description !== "string")) {

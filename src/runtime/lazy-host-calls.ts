@@ -28,6 +28,8 @@ export interface OffPathModules {
   hostHandle: typeof import("./host-handle.ts");
   /** Blob transfer (`bulk_objects_v1`): `negotiate` requires it on the spot when the host offers it. */
   bulk: typeof import("./bulk.ts");
+  /** Native resources (`ext.resourceType()`, a tool's `operation`, the values behind refs): required on the spot by the registry when used. */
+  resources: typeof import("./resources.ts");
 }
 
 /** What `Connection` needs of {@link OffPathModules} to serve requests. */

@@ -17,3 +17,5 @@ export * as hostSession from "./host-session.ts";
 export * as hostHandle from "./host-handle.ts";
 // Blob transfer: only a session that negotiates `bulk_objects_v1` needs it, and initialize requires it then.
 export * as bulk from "./bulk.ts";
+// Native resources: the registry requires it on the spot for `ext.resourceType()` and a tool's `operation` (API 0.4).
+export * as resources from "./resources.ts";

@@ -11,25 +11,46 @@ import type { JsonObject } from "./types.ts";
 
 const SET_04 = 'set api_version = "0.4" in manifest.toml';
 
-/** How octet comes to offer a feature it offers only when configured. */
-const OFFERED_WHEN: Readonly<Partial<Record<Feature, string>>> = {
-  secrets: "octet offers it with a secret broker when [capabilities].secrets in manifest.toml names secrets",
-  agent_sessions: "octet offers it only with a child-session service",
-  agent_model_selection_v1: "octet offers it only with a child-session service",
-  session_control_v1: "octet offers it only with a session lifecycle service",
-  session_compaction_v1: "octet offers it only with a session lifecycle service",
-  bulk_objects_v1: "octet offers it only with bulk storage configured",
-};
+/**
+ * How octet comes to offer a feature it offers only when configured. (A switch, not a module-level object:
+ * each member of one costs every start-up, docs/performance.md.)
+ */
+function offeredWhen(feature: Feature): string | undefined {
+  switch (feature) {
+    case "secrets":
+      return "octet offers it with a secret broker when [capabilities].secrets in manifest.toml names secrets";
+    case "agent_sessions":
+    case "agent_model_selection_v1":
+      return "octet offers it only with a child-session service";
+    case "session_control_v1":
+    case "session_compaction_v1":
+      return "octet offers it only with a session lifecycle service";
+    case "bulk_objects_v1":
+      return "octet offers it only with bulk storage configured";
+    default:
+      return undefined;
+  }
+}
 
-/** Why an offered, implemented feature was left out at initialize. */
-const SELECTED_WHEN: Readonly<Partial<Record<Feature, string>>> = {
-  resource_refs_v1: "it is selected only when a type is registered with ext.resourceType() before ext.run()",
-  approvals: "it needs policy_intents, which was not selected",
-  progress_decoration: "it needs request_progress, which was not selected",
-  agent_model_selection_v1: "it needs agent_sessions, which was not selected",
-  session_compaction_v1: "it needs session_control_v1, which was not selected",
-  bulk_objects_v1: "the host's transfer directory was refused (see the warning logged at initialize)",
-};
+/** Why an offered, implemented feature was left out at initialize (a switch, as {@link offeredWhen}). */
+function selectedWhen(feature: Feature): string | undefined {
+  switch (feature) {
+    case "resource_refs_v1":
+      return "it is selected only when a type is registered with ext.resourceType() before ext.run()";
+    case "approvals":
+      return "it needs policy_intents, which was not selected";
+    case "progress_decoration":
+      return "it needs request_progress, which was not selected";
+    case "agent_model_selection_v1":
+      return "it needs agent_sessions, which was not selected";
+    case "session_compaction_v1":
+      return "it needs session_control_v1, which was not selected";
+    case "bulk_objects_v1":
+      return "the host's transfer directory was refused (see the warning logged at initialize)";
+    default:
+      return undefined;
+  }
+}
 
 /** What initialize established, as far as a refusal needs it. */
 export interface NegotiatedState {
@@ -46,9 +67,12 @@ export function featureRefusal(call: string, feature: Feature, state: Negotiated
 function whyNot(feature: Feature, state: NegotiatedState, supported: ReadonlySet<Feature>): string {
   if (state.api === "0.1") return `API 0.1 has no features; ${SET_04}`;
   if (state.api !== "0.4" && (API04_FEATURES as readonly Feature[]).includes(feature)) return `it is an API 0.4 feature; ${SET_04}`;
-  if (!offered(state.params).includes(feature)) return OFFERED_WHEN[feature] ? `the host did not offer it; ${OFFERED_WHEN[feature]}` : "the host did not offer it";
+  if (!offered(state.params).includes(feature)) {
+    const how = offeredWhen(feature);
+    return how ? `the host did not offer it; ${how}` : "the host did not offer it";
+  }
   if (!supported.has(feature)) return `new Extension({ supportedFeatures }) leaves it out; add "${feature}" there`;
-  return SELECTED_WHEN[feature] ?? "the runtime did not select it";
+  return selectedWhen(feature) ?? "the runtime did not select it";
 }
 
 function offered(params: JsonObject): unknown[] {

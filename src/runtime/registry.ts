@@ -3,7 +3,8 @@ import { API02_HOOKS, API04_HOOKS, API04_UNSUPPORTED_HOOKS, type Feature, hookAp
 import type { ArgumentValidator } from "./arguments.ts";
 import { needsApiText } from "./refusals.ts";
 import { checkOutputSchema } from "../output-schema.ts";
-import { checkOperationSchemas, type OperationDescriptor, operationWire, ResourceRegistry, type ResourceType } from "./resources.ts";
+import { offPathModules } from "./lazy-host-calls.ts";
+import type { OperationDescriptor, ResourceRegistry, ResourceType } from "./resources.ts";
 import type {
   ApiVersion,
   CommandDefinition,
@@ -113,7 +114,7 @@ export class Registry {
   private resourceRecords: ResourceRegistry | undefined;
   /** Made on first use: resource refs are rare, and nothing before the initialize reply needs them. */
   get resources(): ResourceRegistry {
-    return (this.resourceRecords ??= new ResourceRegistry());
+    return (this.resourceRecords ??= new (offPathModules().resources.ResourceRegistry)());
   }
   contextHandler: ContextHandler | undefined;
   menuHandler: MenuHandler | undefined;
@@ -137,6 +138,16 @@ export class Registry {
     const parameters = definition.parameters ?? { type: "object" };
     if (!isObject(parameters)) throw new Error(`tool \`${name}\` parameters must be a JSON Schema object`);
     const wire: ToolDefinition = { name, description: definition.description, parameters };
+    if (definition.outputSchema !== undefined || definition.promptSnippet !== undefined || definition.promptGuidelines !== undefined || definition.operation !== undefined) {
+      this.addOptionalMembers(wire, definition, parameters);
+    }
+    if (validate !== undefined && typeof validate !== "function") throw new Error(`tool \`${name}\`: validate must be a function (args) => issues | null`);
+    this.tools.set(name, validate === undefined ? { definition: wire, handler } : { definition: wire, handler, validate });
+  }
+
+  /** {@link addTool}'s output schema, prompt metadata and operation (out of line: a function is linked whole on its first call). */
+  private addOptionalMembers(wire: ToolDefinition, definition: ToolRegistration, parameters: JsonObject): void {
+    const name = wire.name;
     if (definition.outputSchema !== undefined) {
       if (this.apiVersion === "0.1") throw new Error(`tool \`${name}\`: ${needsApiText("outputSchema", "0.2 or 0.4", this.apiVersion)}`);
       if (!isObject(definition.outputSchema)) throw new Error(`tool \`${name}\` outputSchema must be an object`);
@@ -156,6 +167,7 @@ export class Registry {
     }
     if (definition.operation !== undefined) {
       if (this.apiVersion !== "0.4") throw new Error(`tool \`${name}\`: ${needsApiText("operation", "0.4", this.apiVersion)}`);
+      const { checkOperationSchemas, operationWire } = offPathModules().resources;
       wire.operation = operationWire(definition.operation, this.resourceTypes, name);
       try {
         checkOutputSchema(parameters); // octet holds an operation's parameters to the output-schema subset
@@ -164,8 +176,6 @@ export class Registry {
       }
       checkOperationSchemas(wire.operation, parameters, wire.output_schema, name);
     }
-    if (validate !== undefined && typeof validate !== "function") throw new Error(`tool \`${name}\`: validate must be a function (args) => issues | null`);
-    this.tools.set(name, validate === undefined ? { definition: wire, handler } : { definition: wire, handler, validate });
   }
 
   addCommand(definition: { name: string; description: string; usage?: string }, handler: CommandHandler): void {

@@ -57,6 +57,9 @@ export function laterFrameMayHoldNonCanonicalNumber(text: string): boolean {
   return NON_CANONICAL_NUMBER.test(text);
 }
 
+/** What {@link mayHoldNonCanonicalNumber} searches for, one `indexOf` each. */
+const DIGITS = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
+
 /**
  * Whether `text` may hold a number token (after `:`, `,` or `[` and JSON
  * whitespace) with a fraction or exponent, 16+ digits, or `-0`: the numbers
@@ -65,34 +68,32 @@ export function laterFrameMayHoldNonCanonicalNumber(text: string): boolean {
  *
  * Written for start-up (docs/performance.md): not a regular expression (the
  * first one of a process costs ~0.4 ms before the initialize reply; later
- * frames use {@link NON_CANONICAL_NUMBER}), and few enough loop turns and no calls per delimiter, so
- * that JSC does not JIT-compile it while reading the initialize frame (its
- * first compilation costs ~2 ms of CPU and ~75 page faults). Native `indexOf`
- * finds the delimiters; only what follows each one is looked at.
+ * frames use {@link NON_CANONICAL_NUMBER}), and few loop turns, so that JSC
+ * does not JIT-compile it while reading the initialize frame (its first
+ * compilation costs ~2 ms of CPU and ~75 page faults). Native `indexOf` finds
+ * each digit (an initialize frame holds few); only a digit that starts a token
+ * (a delimiter, whitespace and an optional `-` before it) is looked at further.
  */
 export function mayHoldNonCanonicalNumber(text: string): boolean {
-  let colon = text.indexOf(":");
-  let comma = text.indexOf(",");
-  let bracket = text.indexOf("[");
-  for (;;) {
-    let at = colon;
-    if (comma !== -1 && (at === -1 || comma < at)) at = comma;
-    if (bracket !== -1 && (at === -1 || bracket < at)) at = bracket;
-    if (at === -1) return false;
-    if (at === colon) colon = text.indexOf(":", at + 1);
-    else if (at === comma) comma = text.indexOf(",", at + 1);
-    else bracket = text.indexOf("[", at + 1);
-    // What follows the delimiter: JSON whitespace, an optional `-`, digits, then the character after them.
-    let c = text.charCodeAt(++at);
-    while (c === 32 || c === 9 || c === 10 || c === 13) c = text.charCodeAt(++at);
-    const negative = c === 45;
-    if (negative) c = text.charCodeAt(++at);
-    if (c < 48 || c > 57) continue;
-    const first = at;
-    while (c >= 48 && c <= 57) c = text.charCodeAt(++at);
-    if (c === 46 || c === 101 || c === 69 || at - first >= 16) return true; // `.` `e` `E`, or 16+ digits
-    if (negative && at - first === 1 && text.charCodeAt(first) === 48 && !isWordChar(c)) return true; // `-0`
+  for (let d = 0; d < 10; d++) {
+    const digit = DIGITS[d]!;
+    for (let at = text.indexOf(digit); at !== -1; at = text.indexOf(digit, at + 1)) {
+      // What precedes the digit: another digit (not a token's first), else an optional `-`, JSON whitespace, a delimiter.
+      let before = at - 1;
+      let c = text.charCodeAt(before);
+      if (c >= 48 && c <= 57) continue;
+      const negative = c === 45;
+      if (negative) c = text.charCodeAt(--before);
+      while (c === 32 || c === 9 || c === 10 || c === 13) c = text.charCodeAt(--before);
+      if (c !== 58 && c !== 44 && c !== 91) continue; // `:` `,` `[`
+      let end = at + 1;
+      c = text.charCodeAt(end);
+      while (c >= 48 && c <= 57) c = text.charCodeAt(++end);
+      if (c === 46 || c === 101 || c === 69 || end - at >= 16) return true; // `.` `e` `E`, or 16+ digits
+      if (negative && d === 0 && end - at === 1 && !isWordChar(c)) return true; // `-0`
+    }
   }
+  return false;
 }
 
 function isWordChar(c: number): boolean {

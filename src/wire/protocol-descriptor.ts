@@ -26,7 +26,11 @@ export function protocolDescriptor(logger: Logger): number | undefined {
   if (read) return descriptor;
   read = true;
   const value = process.env[PROTOCOL_FD_VARIABLE];
-  if (value === undefined) return undefined;
+  return value === undefined ? undefined : launcherDescriptor(value, logger);
+}
+
+/** {@link protocolDescriptor} once the variable is set (out of line: octet never sets it, and a function is linked whole on its first call). */
+function launcherDescriptor(value: string, logger: Logger): number | undefined {
   delete process.env[PROTOCOL_FD_VARIABLE];
   const match = /^(\d{1,9})(?::(\d{1,10}))?$/.exec(value);
   const fd = match ? Number(match[1]) : -1;
