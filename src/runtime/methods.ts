@@ -9,9 +9,7 @@ import type { Negotiated } from "./initialize.ts";
 import { menuResult } from "./menu.ts";
 import { unnamed } from "./refusals.ts";
 import type { Registry, ToolEntry } from "./registry.ts";
-import { RequestContext } from "./request-context.ts";
 import * as results from "./results.ts";
-import { type RequestScope, runEntered } from "./scope.ts";
 import { checkSessionLeaf, SESSION_HOOKS, sessionHookResult } from "./session-hooks.ts";
 import type { HandlerContext, HookName, JsonObject, Surface } from "./types.ts";
 
@@ -34,7 +32,7 @@ export interface MethodEnv {
 export type Method = (env: MethodEnv, params: unknown, ctx: HandlerContext) => unknown;
 
 /** True for promises and other thenables an author's handler may return. */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
+function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
@@ -99,7 +97,8 @@ function invalidArguments(env: MethodEnv, tool: ToolEntry, issues: readonly Argu
 // The hottest method: written out so that a synchronous handler costs no closures, its rare paths
 // out of line (docs/design.md, "Hot functions").
 const toolCall: Method = (env, raw, ctx) => {
-  const params = isObject(raw) ? raw : objectParams("tool/call", raw);
+  // `isObject`, `isThenable` and `toolSuccess` written out here: each would otherwise be compiled on its own as well.
+  const params = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as JsonObject) : objectParams("tool/call", raw);
   const tool = env.catalog.lookup(params);
   const args = params.arguments === undefined ? {} : params.arguments;
   const refused = tool.validate === undefined ? undefined : refusedArguments(env, tool, args);
@@ -110,7 +109,8 @@ const toolCall: Method = (env, raw, ctx) => {
   } catch (error) {
     return toolFailure(env, tool, error);
   }
-  return isThenable(value) ? toolSettled(env, tool, value) : toolSuccess(env, tool, value);
+  if (typeof (value as { then?: unknown } | null)?.then === "function") return toolSettled(env, tool, value as PromiseLike<unknown>);
+  return env.negotiated.api === "0.1" ? results.toolResult01(value) : toolSuccess02(env, tool, value);
 };
 
 /** For a tool with an argument schema: the error result when its arguments do not match, else undefined. */
@@ -216,21 +216,14 @@ const resourceDispose: Method = (env, raw) => {
   return env.registry.resources.dispose(raw);
 };
 
-/** The method serving host requests named `name`; `-32601` for any other. */
-export function methodFor(name: string): Method {
-  const method = METHODS.get(name);
-  if (!method) throw notFound(`unknown method: ${name}`);
-  return method;
+/** The method serving host requests named `name`, undefined for any other (answered by {@link unknownMethod}). */
+export function methodFor(name: string): Method | undefined {
+  return METHODS.get(name);
 }
 
-/**
- * Run `method` for `request`, with the request as the ambient scope (it has
- * id, method and token) and a `HandlerContext` made from its params; returns
- * the result, or a promise of it when the author's handler was asynchronous.
- * For the worker pool only: the scope is left entered (`runEntered`), the pool ends it.
- */
-export function dispatch(env: MethodEnv, method: Method, request: RequestScope & { params: unknown }): unknown {
-  return runEntered(request, method, env, request.params, new RequestContext(request, env.host));
+/** `-32601` for a request method no handler serves. */
+export function unknownMethod(name: string): never {
+  throw notFound(`unknown method: ${name}`);
 }
 
 /** Host request methods the runtime answers through the worker pool. */
