@@ -97,8 +97,8 @@ function invalidArguments(env: MethodEnv, tool: ToolEntry, issues: readonly Argu
 // The hottest method: written out so that a synchronous handler costs no closures, its rare paths
 // out of line (docs/design.md, "Hot functions").
 const toolCall: Method = (env, raw, ctx) => {
-  // `isObject`, `isThenable` and `toolSuccess` written out here: each would otherwise be compiled on its own as well.
-  const params = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as JsonObject) : objectParams("tool/call", raw);
+  // `isThenable` and `toolSuccess` written out here: each would otherwise be compiled on its own as well.
+  const params = isObject(raw) ? raw : objectParams("tool/call", raw);
   const tool = env.catalog.lookup(params);
   const args = params.arguments === undefined ? {} : params.arguments;
   const refused = tool.validate === undefined ? undefined : refusedArguments(env, tool, args);

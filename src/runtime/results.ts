@@ -30,10 +30,8 @@ function internal(message: string): RpcError {
 /** API 0.1 tool result: `{content: string, is_error: bool, metadata}`. */
 export function toolResult01(value: unknown): JsonObject {
   // `{content: string}` with a boolean `is_error` or none (most results): the same object as below.
-  // `isObject` written out: called per reply, it would otherwise be compiled on its own as well.
-  const result = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
-  if (result !== undefined && typeof result.content === "string" && result.metadata === undefined && (result.is_error === undefined || typeof result.is_error === "boolean")) {
-    return new TextResult(result.content, result.is_error === true, true) as unknown as JsonObject;
+  if (isObject(value) && typeof value.content === "string" && value.metadata === undefined && (value.is_error === undefined || typeof value.is_error === "boolean")) {
+    return new TextResult(value.content, value.is_error === true, true) as unknown as JsonObject;
   }
   return anyToolResult01(value);
 }
