@@ -45,15 +45,19 @@ export class ToolCatalog {
     return this.epochs.get(this.current)!;
   }
 
-  /** Resolve `tool/call` params: revision checks first, then the name (docs/protocol-0.2.md §8.7). */
-  lookup(params: JsonObject): ToolEntry {
-    const name = params.name;
-    const tool = typeof name === "string" && !("catalog_revision" in params) ? this.epochs.get(this.current)!.get(name) : undefined;
+  /**
+   * Resolve `tool/call` params: an object first, revision checks next, then the name (docs/protocol-0.2.md §8.7).
+   * (The object check is here rather than in the caller: one call site fewer that never runs in `toolCall`.)
+   */
+  lookup(params: unknown): ToolEntry {
+    const name = isObject(params) ? params.name : undefined;
+    const tool = typeof name === "string" && !("catalog_revision" in (params as JsonObject)) ? this.epochs.get(this.current)!.get(name) : undefined;
     return tool ?? this.lookupPinnedOrUnknown(params, name);
   }
 
   /** {@link lookup} with a pinned revision, or for a name that is not a current tool (out of line: see docs/design.md, "Hot functions"). */
-  private lookupPinnedOrUnknown(params: JsonObject, name: unknown): ToolEntry {
+  private lookupPinnedOrUnknown(params: unknown, name: unknown): ToolEntry {
+    if (!isObject(params)) throw new RpcError(ErrorCode.InvalidParams, "tool/call params must be an object");
     const catalog = "catalog_revision" in params ? this.pinned(params) : this.epochs.get(this.current)!;
     const tool = typeof name === "string" ? catalog.get(name) : undefined;
     return tool ?? this.unknown(name);

@@ -97,21 +97,36 @@ function invalidArguments(env: MethodEnv, tool: ToolEntry, issues: readonly Argu
 // The hottest method: written out so that a synchronous handler costs no closures, its rare paths
 // out of line (docs/design.md, "Hot functions").
 const toolCall: Method = (env, raw, ctx) => {
-  // `isThenable` and `toolSuccess` written out here: each would otherwise be compiled on its own as well.
-  const params = isObject(raw) ? raw : objectParams("tool/call", raw);
-  const tool = env.catalog.lookup(params);
+  const tool = env.catalog.lookup(raw);
+  const params = raw as JsonObject; // an object: lookup refuses anything else
   const args = params.arguments === undefined ? {} : params.arguments;
   const refused = tool.validate === undefined ? undefined : refusedArguments(env, tool, args);
   if (refused !== undefined) return refused;
-  let value: unknown;
-  try {
-    value = tool.handler(args, ctx);
-  } catch (error) {
-    return toolFailure(env, tool, error);
-  }
-  if (typeof (value as { then?: unknown } | null)?.then === "function") return toolSettled(env, tool, value as PromiseLike<unknown>);
-  return env.negotiated.api === "0.1" ? results.toolResult01(value) : toolSuccess02(env, tool, value);
+  const value = callHandler(tool, args, ctx);
+  // A failure and a promise in one call out of line: a call site that never runs counts against the function when
+  // JSC decides whether it has run enough to optimise (docs/design.md, "Hot functions").
+  if (value instanceof Threw || typeof (value as { then?: unknown } | null)?.then === "function") return toolFinished(env, tool, value);
+  return toolSuccess(env, tool, value);
 };
+
+/** What a tool handler threw (made only when it throws; private to this module, so no handler returns one). */
+class Threw {
+  constructor(readonly error: unknown) {}
+}
+
+/** The handler's value, or a {@link Threw} (its own function: the `catch` would otherwise count against {@link toolCall}). */
+function callHandler(tool: ToolEntry, args: unknown, ctx: HandlerContext): unknown {
+  try {
+    return tool.handler(args, ctx);
+  } catch (error) {
+    return new Threw(error);
+  }
+}
+
+/** {@link toolCall}'s handler threw, or returned a promise. */
+function toolFinished(env: MethodEnv, tool: ToolEntry, value: unknown): unknown {
+  return value instanceof Threw ? toolFailure(env, tool, value.error) : toolSettled(env, tool, value as PromiseLike<unknown>);
+}
 
 /** For a tool with an argument schema: the error result when its arguments do not match, else undefined. */
 function refusedArguments(env: MethodEnv, tool: ToolEntry, args: unknown): unknown {
@@ -216,14 +231,11 @@ const resourceDispose: Method = (env, raw) => {
   return env.registry.resources.dispose(raw);
 };
 
-/** The method serving host requests named `name`, undefined for any other (answered by {@link unknownMethod}). */
-export function methodFor(name: string): Method | undefined {
-  return METHODS.get(name);
-}
-
-/** `-32601` for a request method no handler serves. */
-export function unknownMethod(name: string): never {
-  throw notFound(`unknown method: ${name}`);
+/** The method serving host requests named `name`; `-32601` for any other. */
+export function methodFor(name: string): Method {
+  const method = METHODS.get(name);
+  if (!method) throw notFound(`unknown method: ${name}`);
+  return method;
 }
 
 /** Host request methods the runtime answers through the worker pool. */

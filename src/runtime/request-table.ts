@@ -5,7 +5,7 @@ import { WIRE_ERRORS } from "../protocol.ts";
 import type { RequestId } from "../wire/ids.ts";
 import { ActiveRequest } from "./active-request.ts";
 import { failureReply } from "./failure.ts";
-import { type MethodEnv, methodFor, unknownMethod } from "./methods.ts";
+import { type MethodEnv, methodFor } from "./methods.ts";
 import { RequestContext } from "./request-context.ts";
 import type { Outcome, Replies } from "./replies.ts";
 import type { Scheduler } from "./scheduler.ts";
@@ -81,18 +81,17 @@ export class RequestTable implements LiveRequests {
     if (request.ended) return this.skip(request);
     let result: unknown;
     try {
-      const method = methodFor(request.method) ?? unknownMethod(request.method);
+      const method = methodFor(request.method);
       request.started = true;
       const env = this.env ?? this.openEnv();
       if (env.host.progressOn && typeof request.id === "number") request.progressSession = env.host;
-      // `dispatch`, `isThenable` and `conclude` written out: each would otherwise be compiled on its own as well.
+      // `dispatch` and `isThenable` written out: each would otherwise be compiled on its own as well.
       result = runEntered(request, method, env, request.params, new RequestContext(request, env.host));
     } catch (error) {
       return this.concludeFailed(request, error);
     }
-    if (typeof (result as { then?: unknown } | null)?.then === "function") return this.concludeLater(request, result as PromiseLike<unknown>);
-    if (request.abandoned || request.ended) return this.concludeOther(request, { result });
-    this.settle(request, { result });
+    if (typeof (result as { then?: unknown } | null)?.then !== "function") return this.conclude(request, { result });
+    return this.concludeLater(request, result as PromiseLike<unknown>);
   };
 
   private openEnv(): MethodEnv {
