@@ -283,6 +283,11 @@ export class Connection implements Endpoint {
     // The reply is queued before the state changes, so nothing can precede it; a reply that
     // cannot be encoded is answered -32603 and leaves the process uninitialised.
     if (!this.replies.write(id, { result })) return;
+    this.adoptInitialized(negotiated);
+  }
+
+  /** Enter the ready state on `negotiated`, the initialize reply queued or already out (first-reply.ts wrote it before this connection existed). */
+  adoptInitialized(negotiated: Negotiated): void {
     // The session is made when first used (a request runs after the seal, so after the reply is out).
     this.negotiated = negotiated;
     this.state = "ready";

@@ -1,14 +1,14 @@
 import { isObject } from "../check.ts";
-import { ErrorCode, RpcError } from "../errors.ts";
+import { ErrorCode, RpcError, errorText } from "../errors.ts";
 import { type Feature, WIRE_ERRORS } from "../protocol.ts";
 import { Logger } from "../log.ts";
 import type { RequestId } from "../wire/ids.ts";
 import { installErrorLogging, routeConsoleWhenHosted, writeStderrLine } from "../wire/stdio.ts";
 import type { ArgumentValidator } from "./arguments.ts";
-import { Connection } from "./connection.ts";
+import type { Connection } from "./connection.ts";
 import { DeprecatedNames } from "./deprecated-names.ts";
 import type { FlagValue } from "./flags.ts";
-import { loadHostServices, offPathModules } from "./lazy-host-calls.ts";
+import { type OffPathModules, offPathModules } from "./lazy-host-calls.ts";
 import { hostHandleModule } from "./lazy-modules.ts";
 import type { Host, ProgressOptions } from "./host-handle.ts";
 import type { HostAccess, HostSession } from "./host-session.ts";
@@ -18,7 +18,8 @@ import { Registry, type ToolRegistration } from "./registry.ts";
 import type { ResourceType } from "./resources.ts";
 import { ActiveRequest } from "./active-request.ts";
 import { currentScope, running } from "./scope.ts";
-import { type RunOptions, serve } from "./serve.ts";
+import type { RunOptions } from "./serve.ts";
+import { openStdio } from "./first-reply.ts";
 import { typedToolHandler } from "./typed-tool.ts";
 import type {
   ApiVersion,
@@ -389,18 +390,21 @@ export class Extension extends DeprecatedNames implements Host {
     this.running = true;
     if (this.v03) return this.v03.run(io);
     this.registry.freeze();
-    await serve(io, this.log, this.options, ({ writer, handlersReady, stop }) => {
-      const features = new Set(this.options.supportedFeatures);
-      // The request side and the host calls off the hot path load once initialize was answered (stdio sealed);
-      // requests are served from then on. A full collection then drops what loading left behind (peak RSS of
-      // the 512 KiB echo ~1.5 MiB lower) and sizes the old generation, so the first collection under
-      // load is a young one, not a full one (docs/performance.md).
-      const engine = (handlersReady ?? Promise.resolve()).then(() => loadHostServices()).then((modules) => {
-        Bun.gc(true);
-        return modules;
-      });
-      this.connection = new Connection({ ...this.options, supportedFeatures: features, engine, registry: this.registry, logger: this.log, writer, onStop: stop });
-      return this.connection;
+    const options = { ...this.options, supportedFeatures: new Set(this.options.supportedFeatures), registry: this.registry, logger: this.log };
+    // On stdio the host's initialize is answered before the session machinery loads (cold start, first-reply.ts).
+    const opening = io.input === undefined && io.output === undefined ? await openStdio(this.log, this.registry, options) : undefined;
+    let session: OffPathModules["session"];
+    try {
+      session = offPathModules().session;
+    } catch (error) {
+      // Only a broken installation gets here (every build holds the chunk): nothing can serve the session.
+      this.log.error("the session code of the runtime could not be loaded", { error: errorText(error) });
+      if (opening === undefined) throw error;
+      await opening.stdio.flushStderr();
+      process.exit(1);
+    }
+    await session.serveConnection(io, opening, options, (connection) => {
+      this.connection = connection;
     });
   }
 

@@ -1,6 +1,3 @@
-/** Frame traffic between two collection requests by default (see docs/performance.md). */
-export const GC_PACING_BYTES = 512 * 1024;
-
 /** Pacing may take at most 1/50 (2%) of wall time: after a request that took t, none for 49·t. */
 const COST_SHARE = 50;
 

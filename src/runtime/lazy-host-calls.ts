@@ -23,6 +23,8 @@ export interface OffPathModules {
   requestTable: typeof import("./request-table.ts");
   scheduler: typeof import("./scheduler.ts");
   requestContext: typeof import("./request-context.ts");
+  /** The session of API 0.1/0.2/0.4 (transport, framing, `Connection`): `run()` requires it once the first reply is out (first-reply.ts). */
+  session: typeof import("./serve-connection.ts");
   /** The session's outbound engine and the `Host` handle (`lazy-modules.ts`). */
   hostSession: typeof import("./host-session.ts");
   hostHandle: typeof import("./host-handle.ts");

@@ -12,6 +12,8 @@ export * as results from "./results.ts";
 export * as requestTable from "./request-table.ts";
 export * as scheduler from "./scheduler.ts";
 export * as requestContext from "./request-context.ts";
+// The session over stdio once the first reply is out (first-reply.ts): transport, framing, Connection.
+export * as session from "./serve-connection.ts";
 // The session's outbound engine and the host-call handle: no initialize reply needs them.
 export * as hostSession from "./host-session.ts";
 export * as hostHandle from "./host-handle.ts";

@@ -11,8 +11,10 @@ import {
   SHUTDOWN_TIMEOUT_MS,
   SUPPORTED_FEATURES,
 } from "../protocol.ts";
-import { GC_PACING_BYTES } from "./garbage-pacer.ts";
 import type { ApiVersion } from "./types.ts";
+
+/** Frame traffic between two collection requests by default (`garbage-pacer.ts`, docs/performance.md). */
+export const GC_PACING_BYTES = 512 * 1024;
 
 /** Construction options; every default matches octet's Python SDK (docs/protocol-0.2.md §8.1). */
 export interface ExtensionOptions {

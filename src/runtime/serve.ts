@@ -3,6 +3,7 @@ import { type FrameSink, FrameWriter, LONG_FRAME_LENGTH } from "../wire/frame-wr
 import { type LineEvent, lineLength, type SplitEvent, TextLineSplitter } from "../wire/line-splitter.ts";
 import { type ReadResult, readAhead } from "../wire/read-ahead.ts";
 import { claimStdio } from "../wire/stdio.ts";
+import type { Opening } from "./first-reply.ts";
 import { GarbagePacer } from "./garbage-pacer.ts";
 import { leaveScope } from "./scope.ts";
 
@@ -52,24 +53,34 @@ export interface Channel {
 const WRITE_BACKLOG_HIGH = 4 * 1024 * 1024;
 const WRITE_BACKLOG_LOW = 1024 * 1024;
 
-/** Serve one session until the endpoint stops; with stdio, the process then exits 0. */
+/**
+ * Serve one session until the endpoint stops; with stdio, the process then exits 0. `opening` is
+ * stdio already claimed and read from (first-reply.ts): its chunks are framed first, and an
+ * initialize it answered means the first frame is out and stdio sealed.
+ */
 export async function serve(
   io: RunOptions,
   log: Logger,
   limits: { maxMessageBytes: number; gcPacingBytes: number },
   open: (channel: Channel) => Endpoint,
+  opening?: Opening,
 ): Promise<void> {
   // Start reading first: the host's initialize arrives while the rest is set up.
-  const reader = (io.input ?? Bun.stdin.stream()).getReader();
-  const firstRead = reader.read();
-  const stdio = io.output === undefined ? claimStdio(log) : undefined;
+  const reader = opening?.reader ?? (io.input ?? Bun.stdin.stream()).getReader();
+  const firstRead = opening?.next ?? reader.read();
+  const stdio = io.output === undefined ? (opening?.stdio ?? claimStdio(log)) : undefined;
   const exit = io.exit ?? (io.input === undefined && io.output === undefined);
   // `Promise.withResolvers`, never `new Promise(executor)` before the initialize reply: the constructor's
   // first use costs ~0.1 ms and ~16 page faults (docs/performance.md).
   const { promise: stopped, resolve: stop } = Promise.withResolvers<void>();
-  const writer = new FrameWriter(io.output ?? stdio!.protocol, () => log.info("extension protocol stream closed"), leaveScope);
+  const answered = opening?.answered;
+  const writer = new FrameWriter(answered?.sink ?? io.output ?? stdio!.protocol, () => log.info("extension protocol stream closed"), leaveScope);
   let handlersReady: Promise<void> | undefined;
-  if (stdio) {
+  if (answered) {
+    // The first frame is out and stdio sealed (first-reply.ts); a reply that could not be written sealed nothing.
+    writer.firstFlushDone(answered.failure);
+    handlersReady = answered.failure === undefined ? Promise.resolve() : new Promise<void>(() => {});
+  } else if (stdio) {
     const { promise, resolve: sealed } = Promise.withResolvers<void>();
     handlersReady = promise;
     writer.afterFirstFlush(() => {
@@ -79,7 +90,7 @@ export async function serve(
     });
   }
   const endpoint = open({ writer, handlersReady, stop });
-  void readLoop(reader, firstRead, endpoint, writer, log, limits);
+  void readLoop(reader, opening?.chunks ?? [], firstRead, endpoint, writer, log, limits);
   await stopped;
   if (exit) {
     await stdio?.flushStderr();
@@ -110,6 +121,7 @@ async function whileHostStalls(
 
 async function readLoop(
   reader: { read(): Promise<ReadResult> },
+  readBefore: Uint8Array[],
   firstRead: Promise<ReadResult>,
   endpoint: Endpoint,
   writer: FrameWriter,
@@ -135,6 +147,7 @@ async function readLoop(
   };
   let failure: unknown;
   try {
+    for (const chunk of readBefore) take(chunk);
     for (let next: Promise<ReadResult> | undefined = firstRead; next !== undefined; ) {
       const { done, value } = await next;
       if (done || !value) break;

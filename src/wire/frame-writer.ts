@@ -81,6 +81,15 @@ export class FrameWriter {
     this.afterFirst = switchSink;
   }
 
+  /**
+   * The first frame was written and flushed past this writer (the initialize reply, first-reply.ts):
+   * nothing is held from now on; `error` is why that write failed, which closes the writer.
+   */
+  firstFlushDone(error?: Error): void {
+    this.held = undefined;
+    if (error) this.fail(error);
+  }
+
   /** Queue one encoded line (ending in LF); resolves once it was flushed. */
   write(line: WireLine): Promise<void> {
     // A short text frame joining a flush someone already awaits (a burst of progress events): no calls.

@@ -1,6 +1,7 @@
 import { describe, expect, spyOn, test } from "bun:test";
 import { Extension } from "octet-extension";
-import { GarbagePacer, GC_PACING_BYTES } from "../../src/runtime/garbage-pacer.ts";
+import { GarbagePacer } from "../../src/runtime/garbage-pacer.ts";
+import { GC_PACING_BYTES } from "../../src/runtime/options.ts";
 import { FrameWriter, LONG_FRAME_LENGTH } from "../../src/wire/frame-writer.ts";
 import { lineLength } from "../../src/wire/line-splitter.ts";
 import { inProcess } from "./harness.ts";

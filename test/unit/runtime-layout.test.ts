@@ -62,13 +62,13 @@ describe("runtime layout (issue 26)", () => {
     expect(restating.map((p) => p.slice(SRC.length))).toEqual(["protocol.ts"]);
   });
 
-  test("Feature is a string-literal union and Connection's public surface is agreed, host, receive and endOfInput (checked by tsc)", () => {
+  test("Feature is a string-literal union and Connection's public surface is agreed, host, receive, endOfInput and adoptInitialized (checked by tsc)", () => {
     const misspelt = (session: HostSession) => {
       // @ts-expect-error "request_progres" is not a Feature
       session.has("request_progres");
     };
-    const surface: Record<keyof Connection, true> = { agreed: true, host: true, receive: true, endOfInput: true };
+    const surface: Record<keyof Connection, true> = { agreed: true, host: true, receive: true, endOfInput: true, adoptInitialized: true };
     expect(typeof misspelt).toBe("function");
-    expect(Object.keys(surface).sort()).toEqual(["agreed", "endOfInput", "host", "receive"]);
+    expect(Object.keys(surface).sort()).toEqual(["adoptInitialized", "agreed", "endOfInput", "host", "receive"]);
   });
 });

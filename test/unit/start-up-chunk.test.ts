@@ -1,7 +1,7 @@
 /**
  * `octet-extension build` compiles with `--splitting` (issue 28): the code the start-up loads is the
  * entry chunk and the chunks it imports statically. API 0.3's engine, the host calls off the hot
- * path and the request side of a session are dynamic imports, so they must stay out of it (each KB
+ * path, the session machinery and the request side of a session are dynamic imports, so they must stay out of it (each KB
  * loaded costs cold start).
  */
 import { expect, test } from "bun:test";
@@ -30,6 +30,12 @@ const LAZY = {
   "menu.ts": "a menu level may recommend at most one item",
   "session-hooks.ts": "session hooks cannot add prompt context",
   "results.ts": "value must be JSON of at most 16 KiB",
+  // The session machinery: loaded once the initialize reply is out (src/runtime/first-reply.ts writes it).
+  "serve.ts": "stdin ended while the host was not reading stdout",
+  "connection.ts": "ignored late or unknown response",
+  "frame-writer.ts": "protocol stream is closed: ",
+  "replies.ts": "invalid protocol input",
+  "line-splitter.ts": "unterminated",
   // Required on first use (src/runtime/lazy-modules.ts, src/wire/stdio.ts): not loaded at start-up.
   "host-session.ts": "progress requires a numeric parent request id",
   "host-requests.ts": "host cancelled extension request",
