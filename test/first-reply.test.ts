@@ -192,14 +192,16 @@ describe.each([
     expect({ here: answeredHere(logs), handed: handedOver(logs) }).toEqual({ here: 0, handed: 1 });
   });
 
-  test("a first line over the frame limit is refused -32700 by the session, then initialize is served", async () => {
+  test("a first line over the frame limit is refused -32700 by the session as soon as it is over, then initialize is served", async () => {
     const host = launch(command(), "0.2");
-    const oversize = initialize("0.2", 1, { padding: "x".repeat(1_048_576) });
-    host.write(oversize + "\n");
+    // Content and a CR may take limit + 1 bytes: two more, with no LF yet, are already oversize.
+    host.write(`{"${"x".repeat(1_048_576)}`);
     const [refused] = await host.waitFrames(1);
     expect(refused).toMatchObject({ id: null, error: { code: -32700 } });
-    host.write(initialize("0.2", 2) + "\n");
+    host.write("still the same line\n" + initialize("0.2", 2) + "\n");
     expect((await host.waitFrames(2))[1]!.id).toBe(2);
+    host.write(initialize("0.2", 3, { padding: "x".repeat(1_048_576) }) + "\n");
+    expect((await host.waitFrames(3))[2]).toMatchObject({ id: null, error: { code: -32700 } });
     host.end();
     expect(await host.exit()).toBe(0);
   });

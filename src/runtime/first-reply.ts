@@ -70,8 +70,11 @@ export async function openStdio(log: Logger, registry: Registry, terms: FirstRep
     chunks.push(read.value);
     size += read.value.length;
     next = reader.read();
-    // A line (limit + CR + LF) longer than the limit is the session's to refuse.
-    if (read.value.indexOf(10) !== -1 || size > terms.maxMessageBytes + 2) break;
+    // Handled here too: a read that fails while the reply is written is the transport's to report, once.
+    next.catch(ignore);
+    if (read.value.indexOf(10) !== -1) break;
+    // Content and a CR past limit + 1 bytes with no LF yet: oversize, the session's to refuse.
+    if (size > terms.maxMessageBytes + 1) return { reader, chunks, next, stdio };
   }
   const reply = firstInitialize(chunks.length === 1 ? chunks[0]! : joined(chunks, size), registry, terms);
   if (reply === undefined) {
@@ -117,17 +120,26 @@ function firstInitialize(bytes: Uint8Array, registry: Registry, terms: FirstRepl
   const id = readId(message);
   if (id.kind !== "valid") return undefined;
   const warnings: Reply["warnings"] = [];
+  let agreed: ReturnType<typeof negotiate>;
   try {
-    const { result, negotiated } = negotiate(message.params === undefined ? {} : message.params, registry, {
+    agreed = negotiate(message.params === undefined ? {} : message.params, registry, {
       maxConcurrentRequests: terms.maxConcurrentRequests,
       supportedFeatures: terms.supportedFeatures,
       warn: (warning, fields) => warnings.push([warning, fields]),
     });
-    return { line: encodeWireFrame({ jsonrpc: "2.0", id: wireId(id.id), result }, terms.maxMessageBytes), negotiated, warnings };
   } catch {
     return undefined;
   }
+  try {
+    return { line: encodeWireFrame({ jsonrpc: "2.0", id: wireId(id.id), result: agreed.result }, terms.maxMessageBytes), negotiated: agreed.negotiated, warnings };
+  } catch {
+    // The session negotiates again (and answers -32603): these terms are dropped.
+    agreed.negotiated.bulk?.directory.close();
+    return undefined;
+  }
 }
+
+function ignore(): void {}
 
 /** The chunks of a line that came in more than one read, as one buffer. */
 function joined(chunks: Uint8Array[], size: number): Uint8Array {

@@ -17,6 +17,11 @@ export class TransferDirectory {
     private readonly viaProc: boolean,
   ) {}
 
+  /** Let the handle go (a negotiation whose terms were dropped: first-reply.ts). */
+  close(): void {
+    fs().closeSync(this.fd);
+  }
+
   /**
    * Open `path` as the transfer directory, or say (one sentence, no trailing
    * period) why it is refused. `useProc: false` forces the portable fallback.
