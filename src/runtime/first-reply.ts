@@ -6,6 +6,7 @@ import { encodeWireFrame, type WireLine } from "../wire/encode.ts";
 import type { FrameSink } from "../wire/frame-writer.ts";
 import { readId, wireId } from "../wire/ids.ts";
 import { parseJson } from "../wire/json.ts";
+import { lineBytes } from "../wire/line-bytes.ts";
 import type { ReadResult } from "../wire/read-ahead.ts";
 import { type ClaimedStdio, claimStdio } from "../wire/stdio.ts";
 import { type Negotiated, negotiate } from "./initialize.ts";
@@ -76,7 +77,7 @@ export async function openStdio(log: Logger, registry: Registry, terms: FirstRep
     // Content and a CR past limit + 1 bytes with no LF yet: oversize, the session's to refuse.
     if (size > terms.maxMessageBytes + 1) return { reader, chunks, next, stdio };
   }
-  const reply = firstInitialize(chunks.length === 1 ? chunks[0]! : joined(chunks, size), registry, terms);
+  const reply = firstInitialize(lineBytes(chunks), registry, terms);
   if (reply === undefined) {
     log.debug("first frame handed to the session");
     return { reader, chunks, next, stdio };
@@ -140,14 +141,3 @@ function firstInitialize(bytes: Uint8Array, registry: Registry, terms: FirstRepl
 }
 
 function ignore(): void {}
-
-/** The chunks of a line that came in more than one read, as one buffer. */
-function joined(chunks: Uint8Array[], size: number): Uint8Array {
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
-  return bytes;
-}
