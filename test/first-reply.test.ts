@@ -231,3 +231,26 @@ test("a session chunk that cannot load (a broken installation): initialize was a
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+describe.each([
+  ["compiled with octet-extension build's flags", () => [built.binary]],
+  ["from source", () => [process.execPath, built.source]],
+])("a host that closes stdout before reading the initialize reply, %s", (_label, command) => {
+  test.each([
+    ["alone in its write (answered from the first read)", ""],
+    ["with a request behind it (answered by the session)", call(2, "echo", { text: "x" }) + "\n"],
+  ])("initialize %s: the closed stream is logged, and stdin's end still ends the process (status 0)", async (_case, behind) => {
+    const child = Bun.spawn(command(), { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: { ...process.env, OCTET_EXTENSION_API_VERSION: "0.2" } });
+    // The read end of stdout closed before anything is written: every write to it fails (EPIPE).
+    await child.stdout.cancel();
+    child.stdin.write(initialize("0.2") + "\n" + behind);
+    child.stdin.flush();
+    await Bun.sleep(300);
+    child.stdin.end();
+    const exited = await Promise.race([child.exited, Bun.sleep(5_000).then(() => "still running" as const)]);
+    if (exited === "still running") child.kill();
+    const logs = (await new Response(child.stderr).text()).split("\n").filter(Boolean).map((line) => JSON.parse(line) as Log);
+    expect(exited).toBe(0);
+    expect(logs.filter((l) => l.message === "extension protocol stream closed")).toHaveLength(1);
+  });
+});

@@ -375,8 +375,10 @@ export class Connection implements Endpoint {
 
   /** stdin reached EOF: the transport is gone (docs/protocol-0.2.md §1.7). */
   async endOfInput(): Promise<void> {
-    // What arrived before the request side is served first (the reader has already stopped).
-    if (this.waiting !== undefined) await this.engineLoaded;
+    // What arrived before the request side is served first (the reader has already stopped), unless
+    // the protocol stream is closed: then nothing can be answered, and a first reply that could not be
+    // written sealed nothing, so the request side never loads (the process would never end).
+    if (this.waiting !== undefined && !this.options.writer.closed) await this.engineLoaded;
     this.options.logger.info("extension stdin closed");
     const budget = this.options.shutdownTimeoutMs;
     if (this.shutdownDone) {
