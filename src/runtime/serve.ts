@@ -10,9 +10,10 @@ import { leaveScope } from "./scope.ts";
 /**
  * The transport: where the bytes of a session are read and written. `serve`
  * owns stdin reading (one `LineSplitter` over Bun's stream), the single
- * `FrameWriter` on stdout, stdio claiming and sealing, backpressure and the
- * garbage pacer; what the frames mean is the endpoint's business (a
- * `Connection`). Tests and embedders pass their own streams.
+ * `FrameWriter` on stdout, stdio claiming and sealing (done already when
+ * first-reply.ts answered initialize), backpressure and the garbage pacer;
+ * what the frames mean is the endpoint's business (a `Connection`). Tests and
+ * embedders pass their own streams.
  */
 
 /** I/O overrides for embedding the runtime (tests); by default it claims stdin/stdout. */
