@@ -169,16 +169,19 @@ export class HostSession {
    * `current`/`total` below 2^32, no `unit`) for `request`, a live request with a numeric id whose
    * handler is calling (`request.progressSession` is this session). `undefined` when anything else
    * applies: the caller then takes `progress`, which checks and refuses in its documented order.
-   * The frame is one `JSON.stringify`, like a hand-written responder's (`ext.progress` in a loop
-   * is the hottest outbound path, and mostly runs before the JIT has compiled it).
+   * The line is spliced from constant pieces around one `JSON.stringify` of the message, the same
+   * bytes as stringifying the frame at ~40% less cost before the JIT has compiled the loop
+   * (`ext.progress` in a loop is the hottest outbound path; docs/performance.md).
    */
   statusProgress(request: ActiveRequest, message: string, status: ProgressOptions = NO_STATUS_OPTIONS): Promise<void> | undefined {
     const current = status.current;
     const total = status.total;
     if (request.ended || status.unit !== undefined || status.requestId !== undefined) return undefined;
     if ((current !== undefined && (current as number) >>> 0 !== current) || (total !== undefined && (total as number) >>> 0 !== total)) return undefined;
-    const event = { type: "status", message: message.toWellFormed(), current, total };
-    const line = `${JSON.stringify({ jsonrpc: "2.0", method: "$/progress", params: { request_id: request.id, sequence: request.progressSequence + 1, event } })}\n`;
+    const id = request.id;
+    if (typeof id !== "number") return undefined;
+    const range = current === undefined ? (total === undefined ? "" : `,"total":${total}`) : total === undefined ? `,"current":${current}` : `,"current":${current},"total":${total}`;
+    const line = `{"jsonrpc":"2.0","method":"$/progress","params":{"request_id":${id},"sequence":${request.progressSequence + 1},"event":{"type":"status","message":${JSON.stringify(message.toWellFormed())}${range}}}}\n`;
     if (line.length * 3 > this.maxMessageBytes) return undefined;
     request.progressSequence++;
     return this.writer.write(line);
@@ -186,12 +189,12 @@ export class HostSession {
 
   /**
    * The common case of `ext.user.notify(message, { level })` in one function: a plain string and a
-   * known level, with `notifications` declared. `undefined` otherwise (the caller then checks and
-   * refuses in full, `contributions.ts`).
+   * known level, with `notifications` declared, spliced like {@link HostSession.statusProgress}.
+   * `undefined` otherwise (the caller then checks and refuses in full, `contributions.ts`).
    */
   notification(message: string, level: string): Promise<void> | undefined {
     if (!this.notificationsOn || (level !== "info" && level !== "success" && level !== "warning" && level !== "error")) return undefined;
-    const line = `${JSON.stringify({ jsonrpc: "2.0", method: "notification", params: { level, message: message.toWellFormed() } })}\n`;
+    const line = `{"jsonrpc":"2.0","method":"notification","params":{"level":"${level}","message":${JSON.stringify(message.toWellFormed())}}}\n`;
     if (line.length * 3 > this.maxMessageBytes) return undefined;
     return this.writer.write(line);
   }
