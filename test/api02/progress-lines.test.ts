@@ -1,7 +1,8 @@
 /**
  * `ext.progress("…", { current, total })` from a running handler is written by a fast path
  * (its pieces spliced around one `JSON.stringify` of the message, issue 28); everything else by the
- * general path. Both must write the same bytes in call order with consecutive sequences (docs/protocol-0.2.md §4.6).
+ * general path. Both must write the same bytes in call order with consecutive sequences
+ * (docs/protocol-0.2.md §4.6).
  */
 import { afterEach, expect, test } from "bun:test";
 import { TestHost } from "octet-extension/testing";
@@ -12,7 +13,7 @@ afterEach(() => {
   for (const host of started.splice(0)) host.kill();
 });
 
-test("status progress: fast and general paths write the same frames, in order, sequences 1..n", async () => {
+test("status progress: fast and general paths write the same bytes, in order, sequences 1..n", async () => {
   const host = await TestHost.start(DIR, { requestTimeoutMs: 10_000 });
   started.push(host);
   await host.initialize();
@@ -36,21 +37,20 @@ test("status progress: fast and general paths write the same frames, in order, s
   expect(await host.shutdown()).toBe(0);
 });
 
-test("notifications: fast and general paths write the same frames, in order", async () => {
+test("notifications: fast and general paths write the same bytes, in order", async () => {
   const host = await TestHost.start(DIR, { requestTimeoutMs: 10_000 });
   started.push(host);
   await host.initialize();
   const result = await host.callTool("notes");
   expect(result).toEqual({ content: [{ type: "text", text: "notification level must be one of info, success, warning, error" }], is_error: false, metadata: {} });
   const lines = host.transcript.filter((entry) => entry.from === "extension" && entry.frame?.method === "notification").map((entry) => entry.text);
-  expect(lines).toEqual(
-    [
+  const params = [
     '{"level":"info","message":"plain"}',
     '{"level":"warning","message":"a warning"}',
     '{"level":"success","message":"titled","title":"Title"}',
     '{"level":"info","message":"lone \ufffd end"}',
     '{"level":"error","message":"through the deprecated name"}',
-    ].map((params) => `{"jsonrpc":"2.0","method":"notification","params":${params}}`),
-  );
+  ];
+  expect(lines).toEqual(params.map((p) => `{"jsonrpc":"2.0","method":"notification","params":${p}}`));
   expect(await host.shutdown()).toBe(0);
 });
