@@ -81,7 +81,11 @@ function wellFormed(key: string, value: unknown): unknown {
  * an event's JSON text already written by the same rules (`statusEventJson`).
  */
 export function encodeProgressFrame(requestId: number | bigint, sequence: number, event: object | string, limit = MAX_MESSAGE_BYTES): WireLine {
-  const body = typeof event === "string" ? event : serialize(event).slice(0, -1);
-  const line = `{"jsonrpc":"2.0","method":"$/progress","params":{"request_id":${requestId},"sequence":${sequence},"event":${body}}}\n`;
+  const line = progressLine(requestId, sequence, typeof event === "string" ? event : serialize(event).slice(0, -1));
   return line.length * 3 <= limit ? line : encodedWithin(line, limit);
+}
+
+/** The `$/progress` line (LF included) for an event already written as JSON; no limit applied. */
+export function progressLine(requestId: number | bigint, sequence: number, eventJson: string): string {
+  return `{"jsonrpc":"2.0","method":"$/progress","params":{"request_id":${requestId},"sequence":${sequence},"event":${eventJson}}}\n`;
 }
