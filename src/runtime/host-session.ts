@@ -2,6 +2,7 @@ import { ErrorCode, RpcError, cancelledError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { type Feature, HOST_REQUEST_FEATURES, type HostMethod, U64_MAX, WIRE_ERRORS } from "../protocol.ts";
 import { progressLine } from "../wire/encode.ts";
+import { jsonString } from "../wire/json-text.ts";
 import type { FrameWriter } from "../wire/frame-writer.ts";
 import type { RequestId } from "../wire/ids.ts";
 import { ToolCatalog } from "./catalog.ts";
@@ -184,7 +185,7 @@ export class HostSession {
     const id = request.id;
     if (typeof id !== "number") return undefined;
     const range = current === undefined ? (total === undefined ? "" : `,"total":${total}`) : total === undefined ? `,"current":${current}` : `,"current":${current},"total":${total}`;
-    const line = progressLine(id, request.progressSequence + 1, `{"type":"status","message":${JSON.stringify(message.toWellFormed())}${range}}`);
+    const line = progressLine(id, request.progressSequence + 1, `{"type":"status","message":${jsonString(message)}${range}}`);
     if (line.length * 3 > this.maxMessageBytes) return undefined;
     request.progressSequence++;
     return this.writer.write(line);
@@ -197,7 +198,7 @@ export class HostSession {
    */
   notification(message: string, level: string): Promise<void> | undefined {
     if (!this.notificationsOn || (level !== "info" && level !== "success" && level !== "warning" && level !== "error")) return undefined;
-    const line = `{"jsonrpc":"2.0","method":"notification","params":{"level":"${level}","message":${JSON.stringify(message.toWellFormed())}}}\n`;
+    const line = `{"jsonrpc":"2.0","method":"notification","params":{"level":"${level}","message":${jsonString(message)}}}\n`;
     if (line.length * 3 > this.maxMessageBytes) return undefined;
     return this.writer.write(line);
   }
