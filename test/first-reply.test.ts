@@ -6,7 +6,7 @@
  * Checked on the build `octet-extension build` makes and from source, over real pipes.
  */
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, constants, cpSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compiledOnce } from "./helpers.ts";
@@ -240,9 +240,17 @@ describe.each([
     ["alone in its write (answered from the first read)", ""],
     ["with a request behind it (answered by the session)", call(2, "echo", { text: "x" }) + "\n"],
   ])("initialize %s: the closed stream is logged, and stdin's end still ends the process (status 0)", async (_case, behind) => {
-    const child = Bun.spawn(command(), { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: { ...process.env, OCTET_EXTENSION_API_VERSION: "0.2" } });
-    // The read end of stdout closed before anything is written: every write to it fails (EPIPE).
-    await child.stdout.cancel();
+    // stdout is a pipe whose read end is closed before the process starts: every write to it fails
+    // (EPIPE). A FIFO makes that certain; closing a spawned pipe's reader raced the first write.
+    const dir = mkdtempSync(join(tmpdir(), "octet-closed-stdout-"));
+    const fifo = join(dir, "stdout");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY);
+    closeSync(reader);
+    const child = Bun.spawn(command(), { stdin: "pipe", stdout: writer, stderr: "pipe", env: { ...process.env, OCTET_EXTENSION_API_VERSION: "0.2" } });
+    closeSync(writer);
+    rmSync(dir, { recursive: true, force: true });
     child.stdin.write(initialize("0.2") + "\n" + behind);
     child.stdin.flush();
     await Bun.sleep(300);
