@@ -12,9 +12,10 @@ import { tmpdir } from "node:os";
 
 const here = new URL(".", import.meta.url).pathname;
 const taskset = Bun.which("taskset");
-// Both subjects are standalone executables: the SDK's built as `octet-extension build` builds it, the
-// floor as the shared kit builds its own (`bench_build_bun_floor`, ../shared/bench/lib/common.sh: no `--smol`, no `--splitting`), so
-// that the ratios below are the kit's (docs/performance.md).
+// Both subjects are standalone executables: the SDK's built as `octet-extension build` builds it,
+// the floor as the shared kit builds its own (`bench_build_bun_floor` in
+// ../shared/bench/lib/common.sh: no `--smol`, no `--splitting`), so that the ratios below are the
+// kit's (docs/performance.md).
 const out = mkdtempSync(`${tmpdir()}/octet-bench-`);
 const KIT_FLOOR_FLAGS = ["--compile", "--minify", "--bytecode", "--format=esm", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig"];
 const builds = {
