@@ -15,7 +15,7 @@ import type { Registry } from "./registry.ts";
 /**
  * The host's `initialize`, answered from the first read of stdin before the session machinery
  * (`serve`, `Connection`, `FrameWriter`, the line splitter) is loaded: cold start is the time to
- * this reply (docs/performance.md, "The first reply"). Only the usual opening takes this way: one
+ * this reply (docs/performance-log.md, "The first reply"). Only the usual opening takes this way: one
  * whole initialize request, ASCII, first in its own read(s), that negotiates and encodes. Anything
  * else (a frame before it, a frame behind it in the same read, a malformed or oversize line, a
  * failed negotiation, EOF) is handed unanswered to the session, which treats it exactly as if this

@@ -184,7 +184,7 @@ export class HostRequests {
     const entry = this.outstanding.get(key);
     if (!entry) return false;
     this.outstanding.delete(key);
-    // A new map once empty, like the request table's (docs/performance.md, "The request table's map").
+    // A new map once empty, like the request table's (docs/performance-log.md, "The request table's map").
     if (this.outstanding.size === 0) this.outstanding = new Map();
     this.release(entry.child);
     return true;

@@ -27,7 +27,7 @@ export class RequestTable implements LiveRequests {
   /**
    * Replaced by a new map whenever it empties: a JS `Map` that grows and shrinks again with every burst
    * keeps what it held alive through the young-generation collections, so a third of all frames reached
-   * the old generation (docs/performance.md, "The request table's map").
+   * the old generation (docs/performance-log.md, "The request table's map").
    */
   private active = new Map<RequestId, ActiveRequest>();
   /** What the method layer needs; set once initialize succeeded (no request is admitted before). */

@@ -3,7 +3,7 @@ import { edenGC, fullGC, heapStats } from "bun:jsc";
 import { inProcess } from "./harness.ts";
 
 /**
- * What bursts of requests leave to the old generation once they are answered (docs/performance.md,
+ * What bursts of requests leave to the old generation once they are answered (docs/performance-log.md,
  * "The request table's map"). While the request table's `Map` grew and shrank with every burst, a
  * young collection kept about half of every 64-frame burst alive (until a full one), so the old
  * generation grew with every burst; now what survives does not grow with the number of bursts.

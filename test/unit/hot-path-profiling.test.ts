@@ -8,7 +8,7 @@ import { join } from "node:path";
  * counts against the function, which is why the request path keeps its rare paths out of line
  * (docs/design.md, "Hot functions"). This runs the kit's pipelined `tool/call` in process
  * (`bench/warmup-subject.ts`) with JSC's optimisation log and fails when a function of the usual path is
- * postponed (docs/performance.md, ninth session: toolCall, executeQueued and replyLine were).
+ * postponed (docs/performance-log.md, ninth session: toolCall, executeQueued and replyLine were).
  */
 const REPO = join(import.meta.dir, "..", "..");
 const HOT = ["receive", "route", "readId", "executeQueued", "toolCall", "lookup", "settle", "conclude", "replyLine", "enqueue", "startMore", "pushText", "runEntered", "toolResult01", "plainTextResult", "toolSuccess02"];

@@ -314,7 +314,7 @@ export class CanonicalConnection implements Endpoint {
     if (call.settled) return;
     call.settled = true;
     this.active.delete(call.id);
-    // A new map once empty, like the request table's (docs/performance.md, "The request table's map").
+    // A new map once empty, like the request table's (docs/performance-log.md, "The request table's map").
     if (this.active.size === 0) this.active = new Map();
     clearTimeout(call.timer);
     this.reply(call.id, outcome, call.method);
