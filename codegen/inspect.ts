@@ -209,7 +209,8 @@ export async function inspect(dir: string, input: NodeJS.ReadableStream = proces
     busy = busy.then(async () => {
       const goOn = await run(line);
       if (!goOn) return rl!.close();
-      rl!.prompt();
+      // Keys typed while the line ran are on the line already: keep the cursor after them.
+      rl!.prompt(true);
     });
   });
   await closed;

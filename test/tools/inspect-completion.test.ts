@@ -1,10 +1,12 @@
 /**
  * `octet-extension inspect` in a real terminal (tmux) on a tool with required
  * arguments: `call NAME`'s skeleton satisfies the tool's schema (Enter calls
- * it and the handler answers), and Tab completes commands, tool names and
- * slash commands, also when tmux delivers several keys in one read.
+ * it and the handler answers), Tab completes commands, tool names and slash
+ * commands, also when tmux delivers several keys in one read, and keys typed
+ * while a command runs are kept, cursor after them, when the prompt returns.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync, writeFileSync } from "node:fs";
 import { compileSchema } from "../../codegen/ajv.ts";
 import { removeProjects } from "../codegen/helpers.ts";
 import { inspectInTerminal as terminal } from "./terminal.ts";
@@ -14,9 +16,10 @@ afterAll(removeProjects);
 
 let dir = "";
 let calls: () => LoggedCall[] = () => [];
+let hold = "";
 
 beforeAll(async () => {
-  ({ dir, calls } = await todoProject());
+  ({ dir, calls, hold } = await todoProject());
 });
 
 describe("octet-extension inspect: skeletons and Tab", () => {
@@ -58,6 +61,24 @@ describe("octet-extension inspect: skeletons and Tab", () => {
     t.keys("call ", "Tab", "Tab");
     await t.waitFor(/call add_todo\s+call list_todos/);
     t.keys("C-u", "quit", "Enter");
+    await t.waitFor("INSPECT-EXIT=0");
+  }, 60_000);
+
+  test("keys typed while a command runs stay on the line when the prompt returns, the cursor after them", async () => {
+    const t = await terminal(dir);
+    await t.waitFor("type help");
+    writeFileSync(hold, ""); // /todos answers once this is gone
+    t.keys("/todos", "Enter");
+    await t.waitFor(/→ .*"method":"command\/execute"/);
+    t.keys("too");
+    await t.waitFor(/too$/m);
+    rmSync(hold);
+    await t.waitFor(/octet> too$/m);
+    // Typed at the cursor: "tools" when it follows the typed-ahead keys, "lstoo" when the prompt moved it to the start.
+    t.keys("ls", "Enter");
+    const screen = await t.waitFor(/add_todo: Add a todo|unknown command/);
+    expect(screen).not.toContain("unknown command");
+    t.keys("quit", "Enter");
     await t.waitFor("INSPECT-EXIT=0");
   }, 60_000);
 });

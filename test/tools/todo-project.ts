@@ -2,7 +2,8 @@
  * A generated project for the conformance and inspect tests: its first tool,
  * `add_todo`, has required arguments (a `$ref`'d nested object, an enum,
  * minLength, a patterned array with minItems); every handler call is logged
- * to a file the test reads.
+ * to a file the test reads; the `todos` command answers only once the `hold`
+ * file is gone (absent unless a test makes it).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -46,8 +47,8 @@ export const ADD_TODO_SCHEMA = {
   },
 };
 
-/** Handlers that log each call (tool and arguments) to `log`, one JSON line each. */
-const source = (log: string) => `import { appendFileSync } from "node:fs";
+/** Handlers that log each call (tool and arguments) to `log`, one JSON line each; `todos` waits while `hold` exists. */
+const source = (log: string, hold: string) => `import { appendFileSync, existsSync } from "node:fs";
 import { Extension } from "octet-extension";
 import { type Handlers, register } from "./extension.gen.ts";
 
@@ -59,7 +60,10 @@ export const handlers = {
     list_todos: (args) => (record("list_todos", args), "no todos"),
   },
   commands: {
-    todos: () => "no todos",
+    todos: async () => {
+      while (existsSync(${JSON.stringify(hold)})) await Bun.sleep(10);
+      return "no todos";
+    },
   },
 } satisfies Handlers;
 
@@ -72,18 +76,19 @@ export interface LoggedCall {
 }
 
 /** The todo project, generated, with its handlers; `calls()` returns (and forgets) the calls logged so far. */
-export async function todoProject(): Promise<{ dir: string; calls(): LoggedCall[] }> {
+export async function todoProject(): Promise<{ dir: string; calls(): LoggedCall[]; hold: string }> {
   const dir = project("todo", MANIFEST);
   mkdirSync(join(dir, "schemas"));
   writeFileSync(join(dir, "schemas/add_todo.json"), JSON.stringify(ADD_TODO_SCHEMA, null, 2));
   await gen(dir);
   const log = join(dir, "calls.log");
-  writeFileSync(join(dir, "src/extension.ts"), source(log));
+  const hold = join(dir, "todos.hold");
+  writeFileSync(join(dir, "src/extension.ts"), source(log, hold));
   const calls = () => {
     if (!existsSync(log)) return [];
     const lines = readFileSync(log, "utf8").split("\n").filter(Boolean);
     writeFileSync(log, "");
     return lines.map((line) => JSON.parse(line) as LoggedCall);
   };
-  return { dir, calls };
+  return { dir, calls, hold };
 }
